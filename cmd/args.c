@@ -1,0 +1,1 @@
+/* args.c — placeholder until the CLI lands. */

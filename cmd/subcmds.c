@@ -1,0 +1,1 @@
+/* subcmds.c — placeholder until the CLI lands. */

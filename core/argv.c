@@ -1,0 +1,1 @@
+/* argv.c — placeholder until its module lands. */

@@ -1,0 +1,1 @@
+/* audit.c — placeholder until its module lands. */

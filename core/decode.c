@@ -1,0 +1,1 @@
+/* decode.c — placeholder until its module lands. */

@@ -1,0 +1,1 @@
+/* filter.c — placeholder until its module lands. */

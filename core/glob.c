@@ -1,0 +1,1 @@
+/* glob.c — placeholder until its module lands. */

@@ -1,0 +1,1 @@
+/* journal.c — placeholder until its module lands. */

@@ -1,0 +1,1 @@
+/* journal_tar.c — placeholder until its module lands. */

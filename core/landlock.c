@@ -1,0 +1,1 @@
+/* landlock.c — placeholder until its module lands. */

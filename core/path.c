@@ -1,0 +1,1 @@
+/* path.c — placeholder until its module lands. */

@@ -1,0 +1,38 @@
+/* path.h — paths as a tracee sees them, and workspace containment.
+ *
+ * Pure string functions (normalise, join, is-under) are separate from the
+ * /proc-based resolution so that the former can be unit tested exhaustively.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Lexically normalise an absolute path: collapse "//", drop ".", resolve ".."
+ * (never above "/"), drop a trailing "/". Returns a malloc'd string or NULL
+ * (errno set). "" and relative input give NULL/EINVAL. */
+char *tg_path_normalize(const char *abs);
+
+/* Join base (absolute) and rel; if rel is absolute, base is ignored. Result
+ * normalised. NULL on error. */
+char *tg_path_join(const char *base, const char *rel);
+
+/* True when path equals dir or lies beneath it (both normalised, absolute). */
+bool tg_path_is_under(const char *path, const char *dir);
+
+/* Expand a leading "~" or "$HOME" with home; other text unchanged. */
+char *tg_path_expand_home(const char *p, const char *home);
+
+/* Resolve `path` as thread `pid` would see it for a syscall relative to
+ * `dirfd` (AT_FDCWD, or an fd number in the tracee): the tracee's root and
+ * cwd (/proc/PID/root, /proc/PID/cwd) or /proc/PID/fd/DIRFD are the base.
+ * Every component but the last is resolved through symlinks (as the kernel
+ * does); the last one only when `follow`. "/proc/self" and "/proc/thread-self"
+ * are mapped to the tracee. An empty path with AT_EMPTY_PATH names dirfd
+ * itself. Returns 0 with *out malloc'd, or -errno. A path whose parent does
+ * not exist is still resolved as far as it goes and returned lexically. */
+int tg_path_resolve(pid_t pid, int dirfd, const char *path, bool follow, bool empty_path, char **out);
+
+/* The path of a tracee's open file descriptor (readlink /proc/PID/fd/N). */
+int tg_path_of_fd(pid_t pid, int fd, char **out);

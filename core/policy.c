@@ -1,0 +1,1 @@
+/* policy.c — placeholder until its module lands. */

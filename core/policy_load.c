@@ -1,0 +1,1 @@
+/* policy_load.c — placeholder until its module lands. */

@@ -1,0 +1,1 @@
+/* policy_match.c — placeholder until its module lands. */

@@ -1,0 +1,1 @@
+/* syscalls.c — placeholder until its module lands. */

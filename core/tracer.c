@@ -1,0 +1,1 @@
+/* tracer.c — placeholder until its module lands. */

@@ -1,0 +1,100 @@
+/* tracer.h — run a command under seccomp-BPF + ptrace and report each trap.
+ *
+ * The tracer forks the command, seizes it with PTRACE_O_EXITKILL and friends,
+ * loads the seccomp filter (filter.h) in the child, and runs the wait loop.
+ * At every seccomp stop it decodes the call into a struct tg_op and asks the
+ * caller's on_op() for a decision. It knows nothing of policy or journals.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "op.h"
+
+enum tg_decision_kind {
+	TG_DEC_ALLOW = 0,
+	TG_DEC_DENY,       /* skip the call; it returns -err in the tracee */
+	TG_DEC_KILL,       /* SIGKILL the whole tree */
+};
+
+struct tg_decision {
+	enum tg_decision_kind kind;
+	int err;
+};
+
+struct tg_tracer_hooks {
+	void *ud;
+	/* A trapped call. `op` is valid only during the callback. */
+	void (*on_op)(void *ud, const struct tg_op *op, struct tg_decision *out);
+	/* A process/thread joined the tree (fork/vfork/clone event). */
+	void (*on_spawn)(void *ud, pid_t parent, pid_t child, bool thread);
+	/* An exec completed (PTRACE_EVENT_EXEC) with this real argv/exe. */
+	void (*on_exec)(void *ud, pid_t pid, const char *exe, char *const *argv);
+	/* A process exited (status as from waitpid). */
+	void (*on_exit)(void *ud, pid_t pid, int status);
+	/* The tracer killed the tree on its own (argv mismatch at exec, proc
+	 * limit, ...): why, for the report. */
+	void (*on_kill)(void *ud, pid_t pid, const char *why);
+};
+
+struct tg_filter_config {
+	const char *const *denied_syscalls;  /* extra names → fixed errno */
+	const int *deny_errno;
+	size_t ndenied;
+	bool trap_network;
+	/* Where these hold, write opens (O_WRONLY/O_RDWR/O_CREAT/O_TRUNC) trap.
+	 * Read-only opens never trap. */
+};
+
+struct tg_tracer_opts {
+	char *const *argv;               /* the command; argv[0] looked up in PATH */
+	struct tg_filter_config filter;
+	uint64_t timeout_ms;             /* 0 = none */
+	uint64_t kill_after_ms;          /* after the timeout's SIGTERM; default 2000 */
+	uint64_t grace_ms;               /* descendants alive after the main child exits */
+	unsigned long max_procs;         /* 0 = unlimited: live tasks in the tree */
+	/* Called in the child after fork, before the filter: Landlock, env, etc.
+	 * Returns 0 or -errno (the child then exits 125 with a message). */
+	int (*child_setup)(void *ud);
+	void *child_ud;
+};
+
+enum tg_run_end {
+	TG_END_EXITED,       /* main child exited: exit_code */
+	TG_END_SIGNALED,     /* main child killed by signal: term_signal */
+	TG_END_POLICY_KILL,  /* tree killed because on_op() said so */
+	TG_END_TRACER_KILL,  /* tree killed by the tracer itself (on_kill) */
+	TG_END_TIMEOUT,      /* --timeout fired */
+	TG_END_INTERRUPTED,  /* txguard got SIGINT/SIGTERM/SIGHUP/SIGQUIT and the tree died of it */
+	TG_END_EXEC_FAILED,  /* the command could not be executed: exit_code 126/127 */
+};
+
+struct tg_run_result {
+	enum tg_run_end end;
+	int exit_code;       /* the contract's code: child's code, 128+N, 126/127 */
+	int term_signal;     /* when signaled */
+	pid_t main_pid;
+	unsigned long nprocs;    /* processes seen in the tree */
+	unsigned long ntraps;    /* seccomp stops handled */
+	uint64_t duration_ns;
+};
+
+/* Runs the command to its end. Returns 0 with *res filled, or -errno when
+ * the run could not be set up (nothing ran; the caller exits 125). */
+int tg_tracer_run(const struct tg_tracer_opts *opts, const struct tg_tracer_hooks *hooks,
+                  struct tg_run_result *res);
+
+/* Diagnostics for `txguard doctor`: one probe each, cached. */
+struct tg_kernel_features {
+	bool seccomp_filter;     /* seccomp(SECCOMP_SET_MODE_FILTER) */
+	bool seccomp_ret_trace;
+	bool ptrace;             /* we may PTRACE_SEIZE our own child */
+	bool get_syscall_info;   /* PTRACE_GET_SYSCALL_INFO */
+	bool exitkill;
+	int landlock_abi;        /* 0 = none */
+	int yama_ptrace_scope;   /* -1 = no Yama */
+	char ptrace_error[128];  /* why ptrace failed, when it did */
+};
+void tg_probe_kernel(struct tg_kernel_features *out);

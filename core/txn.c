@@ -1,0 +1,1 @@
+/* txn.c — placeholder until its module lands. */

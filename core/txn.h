@@ -1,0 +1,93 @@
+/* txn.h — one transaction on a workspace: the glue between a decoded
+ * operation and the journal (journal.h), plus commit, rollback and recovery.
+ *
+ * The journal knows paths and inodes; txn.c maps a struct tg_op (what the
+ * syscall is about to do) onto journal captures (what must be saved first).
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "op.h"
+
+struct tg_txn;
+
+enum tg_lock_mode {
+	TG_LOCK_WAIT = 0,    /* a second txguard on the workspace waits */
+	TG_LOCK_FAIL,        /* ... or fails at once with -EBUSY */
+};
+
+struct tg_txn_opts {
+	const char *workspace;      /* absolute, normalised, must exist */
+	const char *state_dir;      /* NULL = default (see tg_txn_default_state_dir) */
+	enum tg_lock_mode lock;
+	const char *command;        /* for history: the command line as text */
+	const char *join_id;        /* multi-command transaction to join, or NULL */
+	uint64_t history_max_runs;  /* 0 = default (50) */
+	uint64_t history_max_bytes; /* 0 = default (1 GiB) */
+};
+
+/* One changed path in the summary. */
+enum tg_change_kind {
+	TG_CHANGE_CREATED,
+	TG_CHANGE_MODIFIED,
+	TG_CHANGE_DELETED,
+	TG_CHANGE_RENAMED,
+	TG_CHANGE_METADATA,
+};
+
+struct tg_change {
+	enum tg_change_kind kind;
+	char *path;                 /* workspace-relative */
+	char *from;                 /* TG_CHANGE_RENAMED: old workspace-relative path */
+};
+
+struct tg_changes {
+	struct tg_change *v;
+	size_t n;
+	size_t count[5];            /* per tg_change_kind */
+	uint64_t bytes_saved;       /* pre-image bytes captured (uncompressed) */
+	uint64_t journal_bytes;     /* on-disk size of the journal */
+};
+void tg_changes_clear(struct tg_changes *c);
+const char *tg_change_kind_name(enum tg_change_kind k);
+
+/* Locks the workspace, recovers an interrupted transaction left by a crashed
+ * txguard (restoring it), and opens a new journal. 0 or -errno. */
+int tg_txn_open(struct tg_txn **out, const struct tg_txn_opts *opts);
+
+/* Called at a trapped syscall that the policy allowed and that writes (op->writes),
+ * BEFORE it runs. Saves what is needed to undo it, durably (fsync), first
+ * touch only. Paths outside the workspace are ignored (returns 0). Returns
+ * 0, or -errno: then the syscall must be failed with that errno, never run
+ * unjournaled. */
+int tg_txn_before(struct tg_txn *t, const struct tg_op *op);
+
+/* True when path (absolute) is txguard's own state: the tracee must not touch it. */
+bool tg_txn_is_private(const struct tg_txn *t, const char *path);
+
+/* What changed so far, computed from the journal and the current tree. */
+int tg_txn_changes(struct tg_txn *t, struct tg_changes *out);
+
+/* Commit: the journal becomes history (bounded). 0 or -errno. */
+int tg_txn_commit(struct tg_txn *t);
+/* Restore the workspace to its state at tg_txn_open(). Idempotent.
+ * progress (may be NULL) is called with done/total records. 0 or -errno. */
+int tg_txn_rollback(struct tg_txn *t, void (*progress)(void *ud, size_t done, size_t total), void *ud);
+/* Unlock and free; a transaction neither committed nor rolled back stays on
+ * disk as "interrupted" and is restored by the next open or tg_recover(). */
+void tg_txn_free(struct tg_txn *t);
+
+const char *tg_txn_id(const struct tg_txn *t);
+const char *tg_txn_state_dir(const struct tg_txn *t);
+
+/* The default state directory for a workspace: outside the workspace, on the
+ * same filesystem (hard-link stash); see journal.c for the rule. */
+int tg_txn_default_state_dir(const char *workspace, char **out);
+
+/* `txguard recover`: restore any interrupted transaction of the workspace.
+ * *recovered is set to the number of transactions restored. 0 or -errno. */
+int tg_recover(const char *workspace, const char *state_dir, int *recovered);

@@ -1,0 +1,106 @@
+/* util.h — small helpers shared by every core module and by cmd/.
+ *
+ * core/ never exits the process: functions return 0 / a count on success and
+ * -errno on failure, and keep errno intact across their own cleanup.
+ * Scope-bound cleanup follows bubblewrap: every _cleanup_ variable starts
+ * initialised, ownership is handed on with steal_pointer()/steal_fd().
+ */
+#pragma once
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#define TG_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define TG_UNUSED __attribute__((unused))
+#define TG_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#define TG_NORETURN __attribute__((noreturn))
+#define TG_MUST_CHECK __attribute__((warn_unused_result))
+
+static inline void tg_freep(void *p)
+{
+	int saved = errno;
+	free(*(void **)p);
+	errno = saved;
+}
+
+static inline void tg_closep(int *fd)
+{
+	int saved = errno;
+	if (*fd >= 0)
+		close(*fd);
+	errno = saved;
+}
+
+static inline void tg_fclosep(FILE **f)
+{
+	int saved = errno;
+	if (*f)
+		fclose(*f);
+	errno = saved;
+}
+
+void tg_strv_free(char **strv);
+static inline void tg_strv_freep(char ***p)
+{
+	int saved = errno;
+	tg_strv_free(*p);
+	errno = saved;
+}
+
+#define _cleanup_free_ __attribute__((cleanup(tg_freep)))
+#define _cleanup_close_ __attribute__((cleanup(tg_closep)))
+#define _cleanup_fclose_ __attribute__((cleanup(tg_fclosep)))
+#define _cleanup_strv_ __attribute__((cleanup(tg_strv_freep)))
+
+static inline void *tg_steal_pointer(void *pp)
+{
+	void **p = pp;
+	void *v = *p;
+	*p = NULL;
+	return v;
+}
+#define steal_pointer(pp) tg_steal_pointer(pp)
+
+static inline int steal_fd(int *fd)
+{
+	int v = *fd;
+	*fd = -1;
+	return v;
+}
+
+/* Allocation helpers: return NULL with errno=ENOMEM on failure (no abort). */
+char *tg_strdup(const char *s);
+char *tg_strndup(const char *s, size_t n);
+char *tg_asprintf(const char *fmt, ...) TG_PRINTF(1, 2);
+char **tg_strv_dup(char *const *strv);
+size_t tg_strv_len(char *const *strv);
+/* Append a copy of s to a NULL-terminated vector; returns 0 or -ENOMEM. */
+int tg_strv_push(char ***strv, const char *s);
+
+/* Full-length I/O, retrying EINTR and short transfers. Return 0 or -errno. */
+int tg_write_all(int fd, const void *buf, size_t len);
+int tg_read_all(int fd, void *buf, size_t len, size_t *got);
+/* Read a whole small file (e.g. /proc/PID/cmdline) into a malloc'd buffer. */
+int tg_read_file(const char *path, char **out, size_t *len, size_t max);
+
+/* Monotonic clock in nanoseconds, and wall clock as an RFC 3339 UTC string
+ * with milliseconds ("2026-11-30T16:30:00.123Z") written into buf[32]. */
+uint64_t tg_now_ns(void);
+void tg_rfc3339(char buf[static 32], uint64_t wall_ns);
+uint64_t tg_wall_ns(void);
+
+/* Parse "250ms", "10s", "2m", "1h", "1.5s" (bare number = seconds) into
+ * milliseconds. Return 0 or -EINVAL. */
+int tg_parse_duration_ms(const char *s, uint64_t *out_ms);
+/* Parse "512K", "64M", "1G" (bare = bytes) into bytes. 0 or -EINVAL. */
+int tg_parse_size(const char *s, uint64_t *out);
+
+/* errno <-> name ("EPERM"), for policies and reports. -1 / NULL when unknown. */
+int tg_errno_from_name(const char *name);
+const char *tg_errno_name(int err);
