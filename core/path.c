@@ -1,1 +1,569 @@
-/* path.c — placeholder until its module lands. */
+/* path.c — paths as a tracee sees them, and workspace containment.
+ *
+ * The pure string functions come first. tg_path_resolve() then walks a path
+ * component by component on the real filesystem, the way the kernel's
+ * path walk would for the tracee: it reads the tracee's root, cwd and fds
+ * from /proc/PID, follows symlinks itself (so that "/proc/self" can mean the
+ * tracee, not us) and keeps the resolved prefix symlink-free, which makes
+ * ".." physical like the kernel's.
+ */
+#include "path.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/magic.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+
+#include "util.h"
+
+/* The kernel's MAXSYMLINKS: more links in one walk fail with ELOOP. */
+#define TG_MAX_SYMLINKS 40
+
+/* ---- growable string ------------------------------------------------- */
+
+struct sbuf {
+	char *s;
+	size_t len, cap;
+};
+
+static void sbuf_freep(struct sbuf *b)
+{
+	int saved = errno;
+	free(b->s);
+	errno = saved;
+}
+#define _cleanup_sbuf_ __attribute__((cleanup(sbuf_freep)))
+
+static int sbuf_reserve(struct sbuf *b, size_t extra)
+{
+	if (b->len + extra + 1 <= b->cap)
+		return 0;
+	size_t cap = b->cap ? b->cap : 64;
+	while (cap < b->len + extra + 1)
+		cap *= 2;
+	char *n = realloc(b->s, cap);
+	if (!n)
+		return -ENOMEM;
+	b->s = n;
+	b->cap = cap;
+	return 0;
+}
+
+static int sbuf_addn(struct sbuf *b, const char *s, size_t n)
+{
+	int r = sbuf_reserve(b, n);
+	if (r < 0)
+		return r;
+	memcpy(b->s + b->len, s, n);
+	b->len += n;
+	b->s[b->len] = '\0';
+	return 0;
+}
+
+/* Append "/name" to a resolved path kept without trailing slash ("" = "/"). */
+static int sbuf_push(struct sbuf *b, const char *name, size_t n)
+{
+	int r = sbuf_addn(b, "/", 1);
+	return r < 0 ? r : sbuf_addn(b, name, n);
+}
+
+/* Drop the last component; never goes above the root. */
+static void sbuf_pop(struct sbuf *b)
+{
+	while (b->len > 0 && b->s[b->len - 1] != '/')
+		b->len--;
+	if (b->len > 0)
+		b->len--;
+	if (b->s)
+		b->s[b->len] = '\0';
+}
+
+/* Hand the resolved path out, "" meaning "/". */
+static char *sbuf_finish(struct sbuf *b)
+{
+	if (b->len == 0 && sbuf_addn(b, "/", 1) < 0)
+		return NULL;
+	if (!b->s && sbuf_reserve(b, 0) < 0)
+		return NULL;
+	return steal_pointer(&b->s);
+}
+
+/* Next component of *p: skips slashes, returns its length (0 at the end). */
+static size_t next_component(const char **p, const char **name)
+{
+	const char *s = *p;
+	while (*s == '/')
+		s++;
+	const char *e = s;
+	while (*e && *e != '/')
+		e++;
+	*name = s;
+	*p = e;
+	return (size_t)(e - s);
+}
+
+static bool is_dot(const char *n, size_t len)
+{
+	return len == 1 && n[0] == '.';
+}
+
+static bool is_dotdot(const char *n, size_t len)
+{
+	return len == 2 && n[0] == '.' && n[1] == '.';
+}
+
+/* Lexically apply the components of rel to b. */
+static int lexical_apply(struct sbuf *b, const char *rel)
+{
+	const char *name;
+	size_t n;
+	while ((n = next_component(&rel, &name)) > 0) {
+		if (is_dot(name, n))
+			continue;
+		if (is_dotdot(name, n)) {
+			sbuf_pop(b);
+			continue;
+		}
+		int r = sbuf_push(b, name, n);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* ---- pure string functions ------------------------------------------- */
+
+char *tg_path_normalize(const char *abs)
+{
+	if (!abs || abs[0] != '/') {
+		errno = EINVAL;
+		return NULL;
+	}
+	_cleanup_sbuf_ struct sbuf b = {0};
+	int r = lexical_apply(&b, abs);
+	if (r < 0) {
+		errno = -r;
+		return NULL;
+	}
+	return sbuf_finish(&b);
+}
+
+char *tg_path_join(const char *base, const char *rel)
+{
+	if (!rel) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (rel[0] == '/')
+		return tg_path_normalize(rel);
+	if (!base || base[0] != '/') {
+		errno = EINVAL;
+		return NULL;
+	}
+	_cleanup_sbuf_ struct sbuf b = {0};
+	int r = lexical_apply(&b, base);
+	if (r >= 0)
+		r = lexical_apply(&b, rel);
+	if (r < 0) {
+		errno = -r;
+		return NULL;
+	}
+	return sbuf_finish(&b);
+}
+
+bool tg_path_is_under(const char *path, const char *dir)
+{
+	if (!path || !dir || path[0] != '/' || dir[0] != '/')
+		return false;
+	size_t n = strlen(dir);
+	while (n > 0 && dir[n - 1] == '/')
+		n--;
+	/* dir was "/": everything absolute lies beneath it. */
+	if (n == 0)
+		return true;
+	return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+/* Length of the home prefix p starts with ("~", "$HOME", "${HOME}"), when
+ * it is followed by "/" or the end; 0 otherwise. */
+static size_t home_prefix_len(const char *p)
+{
+	static const char *const prefixes[] = { "~", "${HOME}", "$HOME" };
+	for (size_t i = 0; i < TG_ARRAY_SIZE(prefixes); i++) {
+		size_t n = strlen(prefixes[i]);
+		if (strncmp(p, prefixes[i], n) == 0 && (p[n] == '\0' || p[n] == '/'))
+			return n;
+	}
+	return 0;
+}
+
+char *tg_path_expand_home(const char *p, const char *home)
+{
+	if (!p) {
+		errno = EINVAL;
+		return NULL;
+	}
+	size_t skip = home_prefix_len(p);
+	if (skip == 0)
+		return tg_strdup(p);
+	/* Failing is better than leaving "~/.ssh" unexpanded: a rule about a
+	 * secret that silently matches nothing is a hole. */
+	if (!home || home[0] == '\0') {
+		errno = ENOENT;
+		return NULL;
+	}
+	size_t hn = strlen(home);
+	while (hn > 1 && home[hn - 1] == '/')
+		hn--;
+	const char *rest = p + skip;
+	if (hn == 1 && home[0] == '/' && rest[0] == '/')
+		hn = 0;
+	return tg_asprintf("%.*s%s", (int)hn, home, rest);
+}
+
+/* ---- /proc helpers --------------------------------------------------- */
+
+/* readlinkat() into a malloc'd, NUL-terminated string of any length. */
+static int readlink_alloc(int dirfd, const char *path, char **out)
+{
+	for (size_t size = 256; size <= 1 << 20; size *= 2) {
+		_cleanup_free_ char *buf = malloc(size);
+		if (!buf)
+			return -ENOMEM;
+		ssize_t n = readlinkat(dirfd, path, buf, size);
+		if (n < 0)
+			return -errno;
+		if ((size_t)n < size) {
+			buf[n] = '\0';
+			*out = steal_pointer(&buf);
+			return 0;
+		}
+	}
+	return -ENAMETOOLONG;
+}
+
+/* What one resolution needs to know about the tracee. */
+struct walk {
+	pid_t pid;
+	pid_t tgid;          /* read lazily, for "/proc/self" */
+	/* Prefix that turns a tracee path into one we can lstat: "" when the
+	 * tracee shares our root, else "/proc/PID/root". */
+	char *prefix;
+	/* The tracee's root as we see it, to turn kernel-printed paths (fd and
+	 * cwd links are printed relative to the reader's root) back into the
+	 * tracee's view. NULL when it is our "/". */
+	char *root_host;
+	int links;           /* symlinks followed so far */
+};
+
+static void walk_done(struct walk *w)
+{
+	int saved = errno;
+	free(w->prefix);
+	free(w->root_host);
+	errno = saved;
+}
+
+static bool same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+static int walk_init(struct walk *w, pid_t pid)
+{
+	char proc[64];
+	*w = (struct walk){ .pid = pid };
+	snprintf(proc, sizeof(proc), "/proc/%d/root", (int)pid);
+	_cleanup_free_ char *root = NULL;
+	int r = readlink_alloc(AT_FDCWD, proc, &root);
+	if (r < 0)
+		return r == -ENOENT ? -ESRCH : r;
+
+	char ns_self[64], ns_pid[64];
+	snprintf(ns_pid, sizeof(ns_pid), "/proc/%d/ns/mnt", (int)pid);
+	snprintf(ns_self, sizeof(ns_self), "/proc/self/ns/mnt");
+	if (strcmp(root, "/") == 0 && same_file(ns_pid, ns_self) && same_file(proc, "/")) {
+		w->prefix = tg_strdup("");
+		return w->prefix ? 0 : -ENOMEM;
+	}
+	w->prefix = tg_strdup(proc);
+	if (!w->prefix)
+		return -ENOMEM;
+	if (strcmp(root, "/") != 0)
+		w->root_host = steal_pointer(&root);
+	return 0;
+}
+
+static pid_t walk_tgid(struct walk *w)
+{
+	if (w->tgid > 0)
+		return w->tgid;
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)w->pid);
+	_cleanup_free_ char *st = NULL;
+	size_t len = 0;
+	w->tgid = w->pid;
+	if (tg_read_file(path, &st, &len, 1 << 16) < 0)
+		return w->tgid;
+	const char *t = strstr(st, "\nTgid:");
+	if (t)
+		w->tgid = (pid_t)strtol(t + 6, NULL, 10);
+	return w->tgid;
+}
+
+/* Turn a path the kernel printed for us (d_path under our root) into the
+ * tracee's view. Paths outside the tracee's root stay as printed: the
+ * tracee can hold such an fd but has no name for it. */
+static int to_tracee_view(const struct walk *w, char **p)
+{
+	if (!w->root_host || (*p)[0] != '/')
+		return 0;
+	size_t n = strlen(w->root_host);
+	if (!tg_path_is_under(*p, w->root_host))
+		return 0;
+	char *v = tg_strdup((*p)[n] ? *p + n : "/");
+	if (!v)
+		return -ENOMEM;
+	free(*p);
+	*p = v;
+	return 0;
+}
+
+/* readlink /proc/PID/<what> and convert it to the tracee's view. */
+static int read_proc_link(const struct walk *w, const char *what, char **out)
+{
+	char path[96];
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)w->pid, what);
+	int r = readlink_alloc(AT_FDCWD, path, out);
+	if (r < 0)
+		return r;
+	r = to_tracee_view(w, out);
+	if (r < 0) {
+		free(*out);
+		*out = NULL;
+	}
+	return r;
+}
+
+/* ---- the walk -------------------------------------------------------- */
+
+static char *host_path(const struct walk *w, const struct sbuf *res, const char *name, size_t n)
+{
+	return tg_asprintf("%s%s/%.*s", w->prefix, res->s ? res->s : "", (int)n, name);
+}
+
+/* A symlink on procfs is a "magic" link (fd/N, cwd, exe, ns/...): its text
+ * is printed by the kernel for the reader, not stored. */
+static bool is_magic_link(const char *hpath)
+{
+	_cleanup_close_ int fd = open(hpath, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	struct statfs sf;
+	return fd >= 0 && fstatfs(fd, &sf) == 0 && sf.f_type == PROC_SUPER_MAGIC;
+}
+
+/* Replace *rest with link text + "/" + remaining. */
+static int splice_link(char **rest, const char *text, const char *remaining)
+{
+	char *n = tg_asprintf("%s/%s", text, remaining);
+	if (!n)
+		return -ENOMEM;
+	free(*rest);
+	*rest = n;
+	return 0;
+}
+
+/* Follow the symlink res/name[n]; *rest becomes what is left to walk. On a
+ * non-path magic link as the last component, *final gets its text. */
+static int follow_link(struct walk *w, struct sbuf *res, const char *hpath, char **rest,
+		       const char *remaining, bool last, char **final)
+{
+	if (++w->links > TG_MAX_SYMLINKS)
+		return -ELOOP;
+	_cleanup_free_ char *text = NULL;
+	int r = readlink_alloc(AT_FDCWD, hpath, &text);
+	if (r < 0)
+		return r;
+	if (is_magic_link(hpath)) {
+		if (text[0] != '/' && strchr(text, ':')) {
+			/* "pipe:[..]", "socket:[..]", "anon_inode:[..]": not a path.
+			 * (Plain procfs links like "mounts" -> "self/mounts" are
+			 * relative paths and carry no ':'.) */
+			if (!last)
+				return -ENOTDIR;
+			*final = steal_pointer(&text);
+			return 0;
+		}
+		r = to_tracee_view(w, &text);
+		if (r < 0)
+			return r;
+	}
+	if (text[0] == '/')
+		res->len = 0;
+	if (res->s)
+		res->s[res->len] = '\0';
+	return splice_link(rest, text, remaining);
+}
+
+/* "/proc/self" and "/proc/thread-self" name whoever looks them up: map them
+ * to the tracee before we look (we would otherwise see ourselves). */
+static int map_proc_self(struct walk *w, struct sbuf *res, const char *name, size_t n, bool *mapped)
+{
+	*mapped = false;
+	if (!res->s || strcmp(res->s, "/proc") != 0)
+		return 0;
+	char buf[64];
+	if (n == 4 && memcmp(name, "self", 4) == 0)
+		snprintf(buf, sizeof(buf), "%d", (int)walk_tgid(w));
+	else if (n == 11 && memcmp(name, "thread-self", 11) == 0)
+		snprintf(buf, sizeof(buf), "%d/task/%d", (int)walk_tgid(w), (int)w->pid);
+	else
+		return 0;
+	*mapped = true;
+	return lexical_apply(res, buf);
+}
+
+/* Walk `path` (relative to res, or absolute) component by component. */
+static int walk_path(struct walk *w, struct sbuf *res, const char *path, bool follow, char **out)
+{
+	/* A trailing slash makes the kernel follow the last component too. */
+	size_t plen = strlen(path);
+	if (plen > 0 && path[plen - 1] == '/')
+		follow = true;
+	_cleanup_free_ char *rest = tg_strdup(path);
+	if (!rest)
+		return -ENOMEM;
+	if (rest[0] == '/')
+		res->len = 0;
+
+	for (;;) {
+		const char *p = rest, *name;
+		size_t n = next_component(&p, &name);
+		if (n == 0)
+			break;
+		const char *after = p;
+		const char *peek;
+		bool last = next_component(&after, &peek) == 0;
+		int r;
+
+		if (is_dot(name, n) || is_dotdot(name, n)) {
+			if (is_dotdot(name, n))
+				sbuf_pop(res);
+			memmove(rest, p, strlen(p) + 1);
+			continue;
+		}
+		if (!last || follow) {
+			bool mapped;
+			r = map_proc_self(w, res, name, n, &mapped);
+			if (r < 0)
+				return r;
+			if (mapped) {
+				memmove(rest, p, strlen(p) + 1);
+				continue;
+			}
+		}
+		if (last && !follow) {
+			r = sbuf_push(res, name, n);
+			if (r < 0)
+				return r;
+			break;
+		}
+		_cleanup_free_ char *hpath = host_path(w, res, name, n);
+		if (!hpath)
+			return -ENOMEM;
+		struct stat st;
+		if (fstatat(AT_FDCWD, hpath, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			/* Missing (or unreadable) from here on: the syscall will
+			 * fail; name what it would have touched. */
+			r = lexical_apply(res, rest);
+			if (r < 0)
+				return r;
+			break;
+		}
+		if (!S_ISLNK(st.st_mode)) {
+			r = sbuf_push(res, name, n);
+			if (r < 0)
+				return r;
+			memmove(rest, p, strlen(p) + 1);
+			continue;
+		}
+		_cleanup_free_ char *remaining = tg_strdup(p);
+		if (!remaining)
+			return -ENOMEM;
+		char *final = NULL;
+		r = follow_link(w, res, hpath, &rest, remaining, last, &final);
+		if (r < 0)
+			return r;
+		if (final) {
+			*out = final;
+			return 0;
+		}
+	}
+	*out = sbuf_finish(res);
+	return *out ? 0 : -ENOMEM;
+}
+
+/* The directory a relative path starts from, in the tracee's view. */
+static int walk_base(struct walk *w, int dirfd, char **base)
+{
+	char what[48];
+	if (dirfd == AT_FDCWD)
+		snprintf(what, sizeof(what), "cwd");
+	else if (dirfd < 0)
+		return -EBADF;
+	else
+		snprintf(what, sizeof(what), "fd/%d", dirfd);
+	int r = read_proc_link(w, what, base);
+	if (r == -ENOENT)
+		return dirfd == AT_FDCWD ? -ESRCH : -EBADF;
+	return r;
+}
+
+int tg_path_resolve(pid_t pid, int dirfd, const char *path, bool follow, bool empty_path, char **out)
+{
+	if (!path || !out)
+		return -EINVAL;
+	if (path[0] == '\0' && !empty_path)
+		return -ENOENT;
+
+	struct walk w __attribute__((cleanup(walk_done))) = {0};
+	int r = walk_init(&w, pid);
+	if (r < 0)
+		return r;
+
+	_cleanup_free_ char *base = NULL;
+	if (path[0] != '/') {
+		r = walk_base(&w, dirfd, &base);
+		if (r < 0)
+			return r;
+		if (path[0] == '\0') {
+			*out = steal_pointer(&base);
+			return 0;
+		}
+		if (base[0] != '/')
+			return -ENOTDIR;
+	}
+
+	_cleanup_sbuf_ struct sbuf res = {0};
+	/* cwd and fd links are printed by the kernel fully resolved: no
+	 * symlink in them, so they seed the walk lexically. */
+	if (base && (r = lexical_apply(&res, base)) < 0)
+		return r;
+	return walk_path(&w, &res, path, follow, out);
+}
+
+int tg_path_of_fd(pid_t pid, int fd, char **out)
+{
+	if (fd < 0 || !out)
+		return fd < 0 ? -EBADF : -EINVAL;
+	struct walk w __attribute__((cleanup(walk_done))) = {0};
+	int r = walk_init(&w, pid);
+	if (r < 0)
+		return r;
+	char what[48];
+	snprintf(what, sizeof(what), "fd/%d", fd);
+	r = read_proc_link(&w, what, out);
+	return r == -ENOENT ? -EBADF : r;
+}
