@@ -1,1 +1,376 @@
-/* decode.c — placeholder until its module lands. */
+/* decode.c — seccomp stop → struct tg_op (see decode.h). */
+#include "decode.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <sys/xattr.h>
+
+#include "path.h"
+#include "syscalls.h"
+#include "util.h"
+
+#define TG_PAGE 4096UL
+/* The kernel's own limits: MAX_ARG_STRLEN and a sane cap on argc (the
+ * real bound is the stack rlimit; 1M arguments is far beyond any build). */
+#define TG_MAX_ARG_STRLEN (32 * TG_PAGE)
+#define TG_MAX_ARGC (1u << 20)
+#define TG_MAX_MMSG 1024u
+#ifndef OPEN_HOW_SIZE_VER0
+#define OPEN_HOW_SIZE_VER0 24
+#endif
+
+static int mem_read_procfs(pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ssize_t n = pread(fd, buf, len, (off_t)addr);
+	if (n < 0)
+		return errno == EIO ? -EFAULT : -errno;
+	return (size_t)n == len ? 0 : -EFAULT;
+}
+
+int tg_mem_read(pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+	struct iovec local = { .iov_base = buf, .iov_len = len };
+	struct iovec remote = { .iov_base = (void *)(uintptr_t)addr, .iov_len = len };
+
+	if (len == 0)
+		return 0;
+	if (addr == 0)
+		return -EFAULT;
+	ssize_t n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+	if (n == (ssize_t)len)
+		return 0;
+	if (n >= 0 || errno == EFAULT)
+		return -EFAULT;
+	/* ENOSYS (kernel without CONFIG_CROSS_MEMORY_ATTACH) or EPERM from a
+	 * hardened kernel: the tracer may still read /proc/PID/mem. */
+	return mem_read_procfs(pid, addr, buf, len);
+}
+
+int tg_mem_read_string(pid_t pid, uint64_t addr, size_t max, char **out)
+{
+	_cleanup_free_ char *buf = malloc(max);
+	size_t got = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	if (addr == 0)
+		return -EFAULT;
+	/* Never read across a page boundary in one go: the string may end
+	 * just before an unmapped page. */
+	while (got < max) {
+		size_t chunk = TG_PAGE - ((addr + got) % TG_PAGE);
+		if (chunk > max - got)
+			chunk = max - got;
+		int r = tg_mem_read(pid, addr + got, buf + got, chunk);
+		if (r < 0)
+			return r;
+		char *nul = memchr(buf + got, '\0', chunk);
+		if (nul) {
+			*out = tg_strndup(buf, (size_t)(nul - buf));
+			return *out ? 0 : -ENOMEM;
+		}
+		got += chunk;
+	}
+	return -ENAMETOOLONG;
+}
+
+int tg_mem_read_argv(pid_t pid, uint64_t addr, char ***out, size_t *argc)
+{
+	_cleanup_strv_ char **argv = calloc(1, sizeof(char *));
+	size_t n = 0;
+
+	if (!argv)
+		return -ENOMEM;
+	while (addr) {
+		uint64_t ptrs[64];
+		size_t k = TG_ARRAY_SIZE(ptrs);
+		int r = tg_mem_read(pid, addr + n * 8, ptrs, sizeof(ptrs));
+		if (r < 0) { /* the array may end just before an unmapped page */
+			k = 1;
+			r = tg_mem_read(pid, addr + n * 8, ptrs, 8);
+		}
+		if (r < 0)
+			return r;
+		for (size_t i = 0; i < k; i++, n++) {
+			if (!ptrs[i])
+				goto done;
+			if (n >= TG_MAX_ARGC)
+				return -E2BIG;
+			char *s = NULL;
+			r = tg_mem_read_string(pid, ptrs[i], TG_MAX_ARG_STRLEN, &s);
+			if (r < 0)
+				return r == -ENAMETOOLONG ? -E2BIG : r;
+			char **nv = realloc(argv, (n + 2) * sizeof(*nv));
+			if (!nv) {
+				free(s);
+				return -ENOMEM;
+			}
+			argv = nv;
+			argv[n] = s;
+			argv[n + 1] = NULL;
+		}
+	}
+done:
+	*argc = n;
+	*out = steal_pointer(&argv);
+	return 0;
+}
+
+/* The raw arguments of one call, by role. */
+struct raw {
+	uint64_t v[TG_A_HOWSIZE + 1];
+	uint32_t have;
+};
+
+static bool has(const struct raw *r, enum tg_arg_role role)
+{
+	return r->have & (1u << role);
+}
+
+static uint64_t val(const struct raw *r, enum tg_arg_role role, uint64_t dflt)
+{
+	return has(r, role) ? r->v[role] : dflt;
+}
+
+static void collect(const struct tg_syscall *sc, const uint64_t args[6], struct raw *r)
+{
+	memset(r, 0, sizeof(*r));
+	for (int i = 0; i < 6; i++) {
+		if (sc->arg[i] == TG_A_NONE)
+			continue;
+		r->v[sc->arg[i]] = args[i];
+		r->have |= 1u << sc->arg[i];
+	}
+}
+
+/* dirfd arguments are ints: the kernel looks at the low 32 bits only. */
+static int as_fd(uint64_t v)
+{
+	return (int)(int32_t)v;
+}
+
+static bool want_follow(const struct tg_syscall *sc, const struct tg_op *op, uint64_t resolve)
+{
+	switch ((enum tg_follow)sc->follow) {
+	case TG_FOLLOW_YES:
+		return true;
+	case TG_FOLLOW_AT:
+		return !(op->flags & AT_SYMLINK_NOFOLLOW);
+	case TG_FOLLOW_AT_LINK:
+		return op->flags & AT_SYMLINK_FOLLOW;
+	case TG_FOLLOW_OPEN:
+		if (op->flags & O_NOFOLLOW || resolve & RESOLVE_NO_SYMLINKS)
+			return false;
+		return (op->flags & (O_CREAT | O_EXCL)) != (O_CREAT | O_EXCL);
+	case TG_FOLLOW_NO:
+		break;
+	}
+	return false;
+}
+
+/* Path argument `prole` relative to `drole`, as the kernel would see it. */
+static int decode_path(pid_t pid, const struct tg_syscall *sc, const struct raw *r, enum tg_arg_role prole,
+                       enum tg_arg_role drole, bool follow, bool at_flags_apply, char **out)
+{
+	int dirfd = as_fd(val(r, drole, (uint64_t)AT_FDCWD));
+	_cleanup_free_ char *s = NULL;
+	uint64_t ptr = r->v[prole];
+
+	if (ptr == 0 && sc->null_path_is_fd)
+		return tg_path_of_fd(pid, dirfd, out);
+	int e = tg_mem_read_string(pid, ptr, PATH_MAX, &s);
+	if (e < 0)
+		return e;
+	if (s[0] == '\0') {
+		/* execveat(fd, "", AT_EMPTY_PATH) of a memfd reads "/memfd:x
+		 * (deleted)": kept as is so a policy can refuse it. */
+		if (at_flags_apply && (val(r, TG_A_ATFLAGS, 0) & AT_EMPTY_PATH))
+			return tg_path_of_fd(pid, dirfd, out);
+		return -ENOENT;
+	}
+	return tg_path_resolve(pid, dirfd, s, follow, false, out);
+}
+
+static int decode_openat2(pid_t pid, const struct raw *r, struct tg_op *op, uint64_t *resolve)
+{
+	struct open_how how = { 0 };
+	uint64_t size = val(r, TG_A_HOWSIZE, 0);
+
+	if (size < OPEN_HOW_SIZE_VER0)
+		return -EINVAL;
+	int e = tg_mem_read(pid, r->v[TG_A_HOW], &how, sizeof(how));
+	if (e < 0)
+		return e;
+	op->flags = (int)how.flags;
+	op->mode = (unsigned)how.mode;
+	*resolve = how.resolve;
+	return 0;
+}
+
+static int decode_flags(pid_t pid, const struct tg_syscall *sc, const struct raw *r, struct tg_op *op,
+                        uint64_t *resolve)
+{
+	if (has(r, TG_A_HOW)) {
+		int e = decode_openat2(pid, r, op, resolve);
+		if (e < 0)
+			return e;
+	} else if (has(r, TG_A_OFLAGS)) {
+		op->flags = (int)val(r, TG_A_OFLAGS, 0);
+	} else if (sc->kind == TG_OP_OPEN) {
+		op->flags = O_CREAT | O_WRONLY | O_TRUNC; /* creat() */
+	} else if (has(r, TG_A_ATFLAGS)) {
+		op->flags = (int)val(r, TG_A_ATFLAGS, 0);
+	} else if (has(r, TG_A_RENFLAGS)) {
+		op->flags = (int)val(r, TG_A_RENFLAGS, 0);
+	}
+	if (has(r, TG_A_MODE))
+		op->mode = (unsigned)val(r, TG_A_MODE, 0);
+	return 0;
+}
+
+static bool open_writes(int flags)
+{
+	return (flags & (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC)) != 0;
+}
+
+static int decode_msghdr(pid_t pid, uint64_t addr, struct tg_op *op)
+{
+	struct msghdr m;
+	int e = tg_mem_read(pid, addr, &m, sizeof(m));
+	if (e < 0)
+		return e;
+	if (!m.msg_name || m.msg_namelen == 0)
+		return TG_DECODE_SKIP;
+	if (m.msg_namelen > sizeof(op->addr))
+		return -EINVAL;
+	e = tg_mem_read(pid, (uintptr_t)m.msg_name, &op->addr, m.msg_namelen);
+	if (e < 0)
+		return e;
+	op->addrlen = m.msg_namelen;
+	return 0;
+}
+
+/* sendmmsg: the first message with an address is the one judged. */
+static int decode_mmsg(pid_t pid, const struct raw *r, struct tg_op *op)
+{
+	uint64_t vlen = val(r, TG_A_VLEN, 0);
+	if (vlen > TG_MAX_MMSG)
+		vlen = TG_MAX_MMSG;
+	for (uint64_t i = 0; i < vlen; i++) {
+		int e = decode_msghdr(pid, r->v[TG_A_MMSG] + i * sizeof(struct mmsghdr), op);
+		if (e != TG_DECODE_SKIP)
+			return e;
+	}
+	return TG_DECODE_SKIP;
+}
+
+static int decode_addr(pid_t pid, const struct raw *r, struct tg_op *op)
+{
+	if (has(r, TG_A_MSG))
+		return decode_msghdr(pid, r->v[TG_A_MSG], op);
+	if (has(r, TG_A_MMSG))
+		return decode_mmsg(pid, r, op);
+	uint64_t len = val(r, TG_A_ADDRLEN, 0);
+	if ((uint32_t)len > sizeof(op->addr))
+		return -EINVAL;
+	int e = tg_mem_read(pid, r->v[TG_A_ADDR], &op->addr, (uint32_t)len);
+	if (e < 0)
+		return e;
+	op->addrlen = (socklen_t)len;
+	return 0;
+}
+
+static int decode_strings(pid_t pid, const struct raw *r, struct tg_op *op)
+{
+	int e = 0;
+	if (has(r, TG_A_TARGET))
+		e = tg_mem_read_string(pid, r->v[TG_A_TARGET], PATH_MAX, &op->target);
+	if (e == 0 && has(r, TG_A_XNAME)) {
+		e = tg_mem_read_string(pid, r->v[TG_A_XNAME], XATTR_NAME_MAX + 1, &op->xattr_name);
+		if (e == -ENAMETOOLONG)
+			e = -ERANGE;
+	}
+	if (e == 0 && has(r, TG_A_ARGV))
+		e = tg_mem_read_argv(pid, r->v[TG_A_ARGV], &op->argv, &op->argc);
+	return e;
+}
+
+static void decode_ids(const struct raw *r, struct tg_op *op)
+{
+	/* uid_t/gid_t are 32-bit: (uid_t)-1 means "unchanged". */
+	op->uid = has(r, TG_A_UID) ? (long)(int32_t)r->v[TG_A_UID] : -1;
+	op->gid = has(r, TG_A_GID) ? (long)(int32_t)r->v[TG_A_GID] : -1;
+	op->dev = (unsigned long)val(r, TG_A_DEV, 0);
+}
+
+static int decode_paths(pid_t pid, const struct tg_syscall *sc, const struct raw *r, struct tg_op *op,
+                        uint64_t resolve)
+{
+	int e = 0;
+	bool at = has(r, TG_A_ATFLAGS);
+
+	if (has(r, TG_A_FD)) {
+		if (sc->kind == TG_OP_CONNECT || sc->kind == TG_OP_SENDTO)
+			return 0;
+		return tg_path_of_fd(pid, as_fd(r->v[TG_A_FD]), &op->path);
+	}
+	if (has(r, TG_A_PATH)) {
+		op->follow = want_follow(sc, op, resolve);
+		e = decode_path(pid, sc, r, TG_A_PATH, TG_A_DIRFD, op->follow, at, &op->path);
+	}
+	if (e == 0 && has(r, TG_A_PATH2))
+		e = decode_path(pid, sc, r, TG_A_PATH2, TG_A_DIRFD2, false, false, &op->path2);
+	return e;
+}
+
+int tg_decode(pid_t pid, long nr, const uint64_t args[6], struct tg_op *op)
+{
+	const struct tg_syscall *sc = tg_syscall_by_nr(nr);
+	uint64_t resolve = 0;
+	struct raw r;
+	int e;
+
+	memset(op, 0, sizeof(*op));
+	op->nr = nr;
+	op->pid = pid;
+	op->uid = op->gid = -1;
+	if (!sc) {
+		op->kind = TG_OP_SYSCALL;
+		op->name = "unknown";
+		return 0;
+	}
+	op->kind = sc->kind;
+	op->name = sc->name;
+	op->writes = sc->writes;
+	collect(sc, args, &r);
+	e = decode_flags(pid, sc, &r, op, &resolve);
+	if (e < 0)
+		return e;
+	if (sc->kind == TG_OP_OPEN || has(&r, TG_A_OFLAGS)) {
+		op->writes = open_writes(op->flags);
+		if (!op->writes)
+			return TG_DECODE_SKIP;
+	}
+	if (sc->kind == TG_OP_UNLINK && (op->flags & AT_REMOVEDIR))
+		op->kind = TG_OP_RMDIR;
+	decode_ids(&r, op);
+	if (has(&r, TG_A_ADDR) || has(&r, TG_A_MSG) || has(&r, TG_A_MMSG)) {
+		e = decode_addr(pid, &r, op);
+		if (e != 0)
+			return e;
+	}
+	e = decode_strings(pid, &r, op);
+	if (e < 0)
+		return e;
+	return decode_paths(pid, sc, &r, op, resolve);
+}

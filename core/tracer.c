@@ -1,1 +1,874 @@
-/* tracer.c — placeholder until its module lands. */
+/* tracer.c — fork, seize, and supervise the traced tree (see tracer.h).
+ *
+ * The wait loop has strace's shape: every wait status is first classified
+ * into an event kind (classify()), then handled by that kind's function
+ * (the handlers[] table). Timers (--timeout, --kill-after, --grace) and the
+ * signals txguard itself receives come through a signalfd polled between
+ * drains of waitpid(WNOHANG), so nothing is lost to a race between a
+ * signal and a blocking wait.
+ */
+#include "tracer.h"
+
+#include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/landlock.h>
+#include <linux/seccomp.h>
+#include <linux/filter.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stddef.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+
+#include "decode.h"
+#include "filter.h"
+#include "util.h"
+
+#define TG_TASK_BUCKETS 1024
+#define TG_CMDLINE_MAX (64u << 20)
+#define TG_PTRACE_OPTIONS                                                                          \
+	(PTRACE_O_EXITKILL | PTRACE_O_TRACESECCOMP | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |    \
+	 PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC)
+
+/* What the child reports through its close-on-exec pipe when it fails
+ * before the command runs. */
+enum child_stage { STAGE_SETUP = 1, STAGE_FILTER, STAGE_EXEC };
+struct child_error {
+	int stage;
+	int err;
+};
+
+struct task {
+	pid_t tid;
+	pid_t tgid;
+	bool announced;          /* on_spawn() called (or the main child) */
+	char **vetted_argv;      /* argv allowed at this thread's last execve stop */
+	struct task *next;
+};
+
+struct tracer {
+	const struct tg_tracer_opts *opts;
+	const struct tg_tracer_hooks *hooks;
+	struct tg_run_result *res;
+	struct task *buckets[TG_TASK_BUCKETS];
+	unsigned long ntasks;
+	pid_t main_pid;
+	bool main_exited;
+	int main_status;
+	int sfd;
+	uint64_t timeout_at, kill_at, grace_at; /* monotonic ns; 0 = unset */
+	bool killing;            /* SIGKILL every task seen from now on */
+	bool forced;             /* forced_end decided (first reason wins) */
+	enum tg_run_end forced_end;
+	bool interrupted;
+	int fatal;               /* -errno of a tracer failure (fail closed) */
+};
+
+/* ---- tasks ---- */
+
+static struct task **slot(struct tracer *t, pid_t tid)
+{
+	struct task **p = &t->buckets[(unsigned)tid % TG_TASK_BUCKETS];
+	while (*p && (*p)->tid != tid)
+		p = &(*p)->next;
+	return p;
+}
+
+static struct task *task_find(struct tracer *t, pid_t tid)
+{
+	return *slot(t, tid);
+}
+
+static struct task *task_add(struct tracer *t, pid_t tid, pid_t tgid)
+{
+	struct task **p = slot(t, tid);
+	if (*p)
+		return *p;
+	struct task *n = calloc(1, sizeof(*n));
+	if (!n)
+		return NULL;
+	n->tid = tid;
+	n->tgid = tgid;
+	*p = n;
+	t->ntasks++;
+	return n;
+}
+
+static void task_del(struct tracer *t, pid_t tid)
+{
+	struct task **p = slot(t, tid);
+	struct task *d = *p;
+	if (!d)
+		return;
+	*p = d->next;
+	tg_strv_free(d->vetted_argv);
+	free(d);
+	t->ntasks--;
+}
+
+static void tasks_free(struct tracer *t)
+{
+	for (size_t i = 0; i < TG_TASK_BUCKETS; i++)
+		while (t->buckets[i])
+			task_del(t, t->buckets[i]->tid);
+}
+
+/* The thread group of a task we met before its parent's fork event. */
+static pid_t read_tgid(pid_t tid)
+{
+	char path[64];
+	_cleanup_free_ char *buf = NULL;
+	size_t len;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	if (tg_read_file(path, &buf, &len, 1 << 16) < 0)
+		return tid;
+	const char *p = strstr(buf, "\nTgid:");
+	return p ? (pid_t)strtol(p + 6, NULL, 10) : tid;
+}
+
+/* ---- killing ---- */
+
+/* Every thread gets the signal: kill() on a TID reaches its whole group,
+ * and sending to each one also covers a group whose leader is a zombie. */
+static void signal_all(struct tracer *t, int sig)
+{
+	for (size_t i = 0; i < TG_TASK_BUCKETS; i++)
+		for (struct task *k = t->buckets[i]; k; k = k->next)
+			if (sig == SIGKILL || k->tid == k->tgid)
+				kill(k->tid, sig);
+}
+
+static void kill_tree(struct tracer *t)
+{
+	t->killing = true;
+	signal_all(t, SIGKILL);
+}
+
+static void force_end(struct tracer *t, enum tg_run_end end)
+{
+	if (!t->forced) {
+		t->forced = true;
+		t->forced_end = end;
+	}
+}
+
+/* The tracer itself decided the tree must die. */
+static void tracer_kill(struct tracer *t, pid_t pid, const char *why)
+{
+	if (!t->forced && t->hooks && t->hooks->on_kill)
+		t->hooks->on_kill(t->hooks->ud, pid, why);
+	force_end(t, TG_END_TRACER_KILL);
+	kill_tree(t);
+}
+
+/* ---- resuming ---- */
+
+/* ESRCH means the task died under us (SIGKILL): its exit comes next. */
+static void resume(pid_t pid, int sig)
+{
+	(void)ptrace(PTRACE_CONT, pid, 0L, (long)sig);
+}
+
+/* Skip the call: orig_rax = -1 means "no syscall", and rax is what the
+ * tracee sees returned, so the call fails with exactly -err and nothing
+ * else about the process changes. */
+static int deny(pid_t pid, int err)
+{
+	struct user_regs_struct regs;
+	if (ptrace(PTRACE_GETREGS, pid, 0L, &regs) < 0)
+		return -errno;
+	regs.orig_rax = (unsigned long long)-1LL;
+	regs.rax = (unsigned long long)(long long)-err;
+	if (ptrace(PTRACE_SETREGS, pid, 0L, &regs) < 0)
+		return -errno;
+	resume(pid, 0);
+	return 0;
+}
+
+/* ---- event classification (strace's next_event) ---- */
+
+enum ev_kind {
+	EV_EXIT,        /* exited or killed */
+	EV_SECCOMP,     /* PTRACE_EVENT_SECCOMP */
+	EV_SPAWN,       /* PTRACE_EVENT_FORK / VFORK / CLONE */
+	EV_EXEC,        /* PTRACE_EVENT_EXEC */
+	EV_GROUP_STOP,  /* PTRACE_EVENT_STOP with a stop signal */
+	EV_TRAP_STOP,   /* PTRACE_EVENT_STOP otherwise: a new task's first stop, or LISTEN woken */
+	EV_SIGNAL,      /* signal-delivery stop */
+	EV_COUNT,
+};
+
+static bool is_stop_signal(int sig)
+{
+	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
+}
+
+static enum ev_kind classify(int status)
+{
+	if (!WIFSTOPPED(status))
+		return EV_EXIT;
+	switch ((unsigned)status >> 16) {
+	case PTRACE_EVENT_SECCOMP:
+		return EV_SECCOMP;
+	case PTRACE_EVENT_FORK:
+	case PTRACE_EVENT_VFORK:
+	case PTRACE_EVENT_CLONE:
+		return EV_SPAWN;
+	case PTRACE_EVENT_EXEC:
+		return EV_EXEC;
+	case PTRACE_EVENT_STOP:
+		return is_stop_signal(WSTOPSIG(status)) ? EV_GROUP_STOP : EV_TRAP_STOP;
+	default:
+		return EV_SIGNAL;
+	}
+}
+
+/* ---- handlers (strace's dispatch_event) ---- */
+
+static void on_exit_ev(struct tracer *t, pid_t pid, int status)
+{
+	struct task *k = task_find(t, pid);
+	bool leader = !k || k->tid == k->tgid;
+
+	if (pid == t->main_pid) {
+		t->main_exited = true;
+		t->main_status = status;
+		if (t->ntasks > 1)
+			t->grace_at = tg_now_ns() + t->opts->grace_ms * 1000000ull;
+	}
+	if (leader && t->hooks && t->hooks->on_exit)
+		t->hooks->on_exit(t->hooks->ud, pid, status);
+	task_del(t, pid);
+}
+
+/* A task we had not met (its first stop came before its parent's fork
+ * event): adopt it now, and kill it at once when the tree is dying. */
+static struct task *adopt(struct tracer *t, pid_t pid)
+{
+	struct task *k = task_find(t, pid);
+	if (k)
+		return k;
+	k = task_add(t, pid, read_tgid(pid));
+	if (!k)
+		t->fatal = -ENOMEM;
+	if (!k || t->killing)
+		kill(pid, SIGKILL);
+	return k;
+}
+
+static void remember_exec(struct tracer *t, pid_t pid, const struct tg_op *op)
+{
+	struct task *k = adopt(t, pid);
+	if (!k)
+		return;
+	tg_strv_free(k->vetted_argv);
+	k->vetted_argv = tg_strv_dup(op->argv);
+	if (!k->vetted_argv)
+		t->fatal = -ENOMEM;
+}
+
+static void judge(struct tracer *t, pid_t pid, const struct tg_op *op)
+{
+	struct tg_decision dec = { .kind = TG_DEC_ALLOW };
+
+	if (t->hooks && t->hooks->on_op)
+		t->hooks->on_op(t->hooks->ud, op, &dec);
+	switch (dec.kind) {
+	case TG_DEC_ALLOW:
+		if (op->kind == TG_OP_EXEC)
+			remember_exec(t, pid, op);
+		resume(pid, 0);
+		break;
+	case TG_DEC_DENY:
+		if (deny(pid, dec.err > 0 ? dec.err : EPERM) < 0 && errno != ESRCH)
+			kill_tree(t);
+		break;
+	case TG_DEC_KILL:
+		force_end(t, TG_END_POLICY_KILL);
+		kill_tree(t);
+		break;
+	}
+}
+
+static void on_seccomp(struct tracer *t, pid_t pid, int status)
+{
+	struct __ptrace_syscall_info info;
+	struct tg_op op;
+
+	if (ptrace(PTRACE_GET_SYSCALL_INFO, pid, (void *)sizeof(info), &info) <= 0) {
+		if (errno != ESRCH)
+			tracer_kill(t, pid, "cannot read a trapped syscall (PTRACE_GET_SYSCALL_INFO)");
+		return;
+	}
+	if (info.op != PTRACE_SYSCALL_INFO_SECCOMP || info.arch != AUDIT_ARCH_X86_64) {
+		tracer_kill(t, pid, "unexpected seccomp stop");
+		return;
+	}
+	t->res->ntraps++;
+	if (t->killing) {
+		kill(pid, SIGKILL);
+		return;
+	}
+	int r = tg_decode(pid, (long)info.seccomp.nr, info.seccomp.args, &op);
+	if (r == TG_DECODE_SKIP)
+		resume(pid, 0);
+	else if (r < 0)
+		/* Unreadable arguments: fail the call as the kernel would. */
+		(void)deny(pid, -r);
+	else
+		judge(t, pid, &op);
+	tg_op_clear(&op);
+}
+
+static bool clone_is_thread(pid_t pid, int event)
+{
+	struct user_regs_struct regs;
+	if (event != PTRACE_EVENT_CLONE)
+		return false;
+	/* At the event stop the registers still hold clone()'s arguments:
+	 * rdi = flags. clone3 never gets here (ENOSYS in the filter). */
+	if (ptrace(PTRACE_GETREGS, pid, 0L, &regs) < 0)
+		return false;
+	return regs.rdi & CLONE_THREAD;
+}
+
+static void on_spawn_ev(struct tracer *t, pid_t pid, int status)
+{
+	unsigned long msg = 0;
+	int event = (int)((unsigned)status >> 16);
+	struct task *parent = adopt(t, pid);
+
+	if (!parent || ptrace(PTRACE_GETEVENTMSG, pid, 0L, &msg) < 0) {
+		resume(pid, 0);
+		return;
+	}
+	pid_t child = (pid_t)msg;
+	bool thread = clone_is_thread(pid, event);
+	struct task *c = task_find(t, child);
+	if (!c)
+		c = task_add(t, child, thread ? parent->tgid : child);
+	if (!c) {
+		t->fatal = -ENOMEM;
+		kill_tree(t);
+	} else if (!c->announced) {
+		c->announced = true;
+		c->tgid = thread ? parent->tgid : child;
+		if (!thread)
+			t->res->nprocs++;
+		if (t->hooks && t->hooks->on_spawn)
+			t->hooks->on_spawn(t->hooks->ud, pid, child, thread);
+	}
+	if (t->killing)
+		kill(child, SIGKILL);
+	else if (t->opts->max_procs && t->ntasks > t->opts->max_procs)
+		tracer_kill(t, child, "process limit exceeded (--max-procs)");
+	resume(pid, 0);
+}
+
+static char **split_cmdline(const char *buf, size_t len)
+{
+	_cleanup_strv_ char **v = calloc(1, sizeof(char *));
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i < len;) {
+		size_t n = strnlen(buf + i, len - i);
+		_cleanup_free_ char *s = tg_strndup(buf + i, n);
+		if (!s || tg_strv_push(&v, s) < 0)
+			return NULL;
+		i += n + 1;
+	}
+	return steal_pointer(&v);
+}
+
+static bool strv_equal(char *const *a, char *const *b)
+{
+	size_t i = 0;
+	for (; a[i] && b[i]; i++)
+		if (strcmp(a[i], b[i]) != 0)
+			return false;
+	return !a[i] && !b[i];
+}
+
+/* A thread other than the leader exec'd: it now carries the leader's pid,
+ * and its old tid never reports again (ptrace(2), "execve under ptrace"). */
+static struct task *exec_takeover(struct tracer *t, pid_t pid, pid_t former)
+{
+	struct task *k = adopt(t, pid);
+	struct task *f = former != pid ? task_find(t, former) : NULL;
+	if (k && f) {
+		tg_strv_free(k->vetted_argv);
+		k->vetted_argv = steal_pointer(&f->vetted_argv);
+		task_del(t, former);
+	}
+	if (k)
+		k->tgid = pid;
+	return k;
+}
+
+/* sudo's intercept check: what really runs must be what the policy saw at
+ * the execve stop, or a second thread rewrote argv in between. */
+static void on_exec_ev(struct tracer *t, pid_t pid, int status)
+{
+	unsigned long former = (unsigned long)pid;
+	_cleanup_free_ char *buf = NULL, *exe = NULL;
+	_cleanup_strv_ char **argv = NULL;
+	_cleanup_strv_ char **vetted = NULL;
+	char path[64];
+	size_t len = 0;
+
+	(void)ptrace(PTRACE_GETEVENTMSG, pid, 0L, &former);
+	struct task *k = exec_takeover(t, pid, (pid_t)former);
+	if (k)
+		vetted = steal_pointer(&k->vetted_argv);
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	if (tg_read_file(path, &buf, &len, TG_CMDLINE_MAX) == 0)
+		argv = split_cmdline(buf, len);
+	if (!argv || !vetted || !strv_equal(argv, vetted)) {
+		tracer_kill(t, pid, "argv changed between check and exec");
+		return;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	exe = realpath(path, NULL);
+	if (t->hooks && t->hooks->on_exec)
+		t->hooks->on_exec(t->hooks->ud, pid, exe ? exe : "", argv);
+	resume(pid, 0);
+}
+
+/* Seized tasks in group-stop are LISTENed: they stay stopped (job control
+ * works) yet a SIGCONT wakes them without the tracer's help. */
+static void on_group_stop(struct tracer *t, pid_t pid, int status)
+{
+	if (adopt(t, pid))
+		(void)ptrace(PTRACE_LISTEN, pid, 0L, 0L);
+}
+
+static void on_trap_stop(struct tracer *t, pid_t pid, int status)
+{
+	if (adopt(t, pid) && !t->killing)
+		resume(pid, 0);
+}
+
+/* The signal reaches the tracee unchanged. */
+static void on_signal(struct tracer *t, pid_t pid, int status)
+{
+	if (adopt(t, pid))
+		resume(pid, WSTOPSIG(status));
+}
+
+typedef void (*handler_fn)(struct tracer *t, pid_t pid, int status);
+static const handler_fn handlers[EV_COUNT] = {
+	[EV_EXIT] = on_exit_ev,
+	[EV_SECCOMP] = on_seccomp,
+	[EV_SPAWN] = on_spawn_ev,
+	[EV_EXEC] = on_exec_ev,
+	[EV_GROUP_STOP] = on_group_stop,
+	[EV_TRAP_STOP] = on_trap_stop,
+	[EV_SIGNAL] = on_signal,
+};
+
+/* ---- timers and txguard's own signals ---- */
+
+static bool due(uint64_t *at, uint64_t now)
+{
+	if (!*at || now < *at)
+		return false;
+	*at = 0;
+	return true;
+}
+
+static void run_timers(struct tracer *t)
+{
+	uint64_t now = tg_now_ns();
+
+	if (due(&t->timeout_at, now)) {
+		force_end(t, TG_END_TIMEOUT);
+		signal_all(t, SIGTERM);
+		t->kill_at = now + t->opts->kill_after_ms * 1000000ull;
+	}
+	if (due(&t->kill_at, now) || due(&t->grace_at, now))
+		kill_tree(t);
+}
+
+static int poll_timeout_ms(const struct tracer *t)
+{
+	uint64_t next = 0, now = tg_now_ns();
+	const uint64_t at[] = { t->timeout_at, t->kill_at, t->grace_at };
+
+	for (size_t i = 0; i < TG_ARRAY_SIZE(at); i++)
+		if (at[i] && (!next || at[i] < next))
+			next = at[i];
+	if (!next)
+		return -1;
+	if (next <= now)
+		return 0;
+	return (int)((next - now + 999999) / 1000000);
+}
+
+/* A SIGINT typed at the terminal already went to the whole foreground
+ * process group (si_code SI_KERNEL): sending it again would double it.
+ * One sent to txguard alone (kill, timeout(1), systemd) is passed on. */
+static void on_own_signal(struct tracer *t, const struct signalfd_siginfo *si)
+{
+	int sig = (int)si->ssi_signo;
+	if (sig == SIGCHLD)
+		return;
+	t->interrupted = true;
+	if (si->ssi_code == SI_KERNEL)
+		return;
+	if (!t->main_exited)
+		kill(t->main_pid, sig);
+	else
+		signal_all(t, sig);
+}
+
+static void wait_for_something(struct tracer *t)
+{
+	struct pollfd p = { .fd = t->sfd, .events = POLLIN };
+	struct signalfd_siginfo si;
+
+	if (poll(&p, 1, poll_timeout_ms(t)) > 0)
+		while (read(t->sfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+			on_own_signal(t, &si);
+	run_timers(t);
+}
+
+static int wait_loop(struct tracer *t)
+{
+	for (;;) {
+		int status;
+		pid_t pid = waitpid(-1, &status, __WALL | WNOHANG);
+		if (pid > 0) {
+			handlers[classify(status)](t, pid, status);
+			if (t->fatal && !t->killing)
+				kill_tree(t);
+			continue;
+		}
+		if (pid < 0 && errno == ECHILD)
+			return 0;
+		if (pid < 0 && errno != EINTR) {
+			int e = -errno;
+			kill_tree(t);
+			return e;
+		}
+		wait_for_something(t);
+	}
+}
+
+/* ---- the child ---- */
+
+static void child_fail(int err_fd, enum child_stage stage, int err) TG_NORETURN;
+static void child_fail(int err_fd, enum child_stage stage, int err)
+{
+	struct child_error ce = { .stage = stage, .err = err };
+	(void)!write(err_fd, &ce, sizeof(ce));
+	_exit(stage == STAGE_EXEC ? (err == ENOENT ? 127 : 126) : 125);
+}
+
+static void child_main(const struct tg_tracer_opts *opts, int go_fd, int err_fd, const sigset_t *mask,
+                       const struct sigaction *chld) TG_NORETURN;
+static void child_main(const struct tg_tracer_opts *opts, int go_fd, int err_fd, const sigset_t *mask,
+                       const struct sigaction *chld)
+{
+	char go;
+	int r;
+
+	sigaction(SIGCHLD, chld, NULL);
+	sigprocmask(SIG_SETMASK, mask, NULL);
+	/* Wait until the parent has seized us: nothing may run untraced. EOF
+	 * means the parent died or gave up. */
+	if (read(go_fd, &go, 1) != 1)
+		_exit(125);
+	close(go_fd);
+	if (opts->child_setup && (r = opts->child_setup(opts->child_ud)) < 0) {
+		fprintf(stderr, "txguard: preparing the command failed: %s\n", strerror(-r));
+		child_fail(err_fd, STAGE_SETUP, -r);
+	}
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		child_fail(err_fd, STAGE_FILTER, errno);
+	r = tg_filter_load(&opts->filter);
+	if (r < 0)
+		child_fail(err_fd, STAGE_FILTER, -r);
+	execvp(opts->argv[0], opts->argv);
+	r = errno;
+	fprintf(stderr, "txguard: %s: %s\n", opts->argv[0], strerror(r));
+	child_fail(err_fd, STAGE_EXEC, r);
+}
+
+/* ---- setup and result ---- */
+
+struct saved_signals {
+	sigset_t mask;
+	struct sigaction chld;
+};
+
+static int block_signals(struct saved_signals *saved)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGQUIT);
+	/* SIGCHLD must not be ignored, or the kernel reaps for us. */
+	struct sigaction dfl = { .sa_handler = SIG_DFL };
+	if (sigaction(SIGCHLD, &dfl, &saved->chld) < 0)
+		return -errno;
+	if (sigprocmask(SIG_BLOCK, &set, &saved->mask) < 0)
+		return -errno;
+	int fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	return fd < 0 ? -errno : fd;
+}
+
+static void restore_signals(int sfd, const struct saved_signals *saved)
+{
+	struct signalfd_siginfo si;
+	/* Consume what arrived for the tree, so nothing fires on unblock. */
+	while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+		;
+	close(sfd);
+	sigprocmask(SIG_SETMASK, &saved->mask, NULL);
+	sigaction(SIGCHLD, &saved->chld, NULL);
+}
+
+static int start_child(struct tracer *t, const struct saved_signals *saved, int *err_fd)
+{
+	int go[2], errp[2];
+
+	if (pipe2(go, O_CLOEXEC) < 0)
+		return -errno;
+	if (pipe2(errp, O_CLOEXEC) < 0) {
+		int e = -errno;
+		close(go[0]);
+		close(go[1]);
+		return e;
+	}
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(go[1]);
+		close(errp[0]);
+		close(t->sfd);
+		child_main(t->opts, go[0], errp[1], &saved->mask, &saved->chld);
+	}
+	int e = pid < 0 ? -errno : 0;
+	close(go[0]);
+	close(errp[1]);
+	if (e == 0 && ptrace(PTRACE_SEIZE, pid, 0L, (long)TG_PTRACE_OPTIONS) < 0) {
+		e = -errno;
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, __WALL);
+	}
+	if (e == 0 && write(go[1], "g", 1) != 1)
+		e = -EIO;
+	close(go[1]);
+	if (e < 0) {
+		close(errp[0]);
+		return e;
+	}
+	t->main_pid = pid;
+	*err_fd = errp[0];
+	return 0;
+}
+
+static void fill_result(struct tracer *t, const struct child_error *ce, uint64_t start)
+{
+	struct tg_run_result *res = t->res;
+	int st = t->main_status;
+
+	res->main_pid = t->main_pid;
+	res->duration_ns = tg_now_ns() - start;
+	if (WIFSIGNALED(st)) {
+		res->term_signal = WTERMSIG(st);
+		res->exit_code = 128 + res->term_signal;
+		res->end = TG_END_SIGNALED;
+	} else {
+		res->exit_code = WEXITSTATUS(st);
+		res->end = TG_END_EXITED;
+	}
+	if (ce->stage == STAGE_EXEC && !WIFSIGNALED(st))
+		res->end = TG_END_EXEC_FAILED;
+	if (t->interrupted)
+		res->end = TG_END_INTERRUPTED;
+	if (t->forced)
+		res->end = t->forced_end;
+}
+
+static void read_child_error(int fd, struct child_error *ce)
+{
+	memset(ce, 0, sizeof(*ce));
+	if (read(fd, ce, sizeof(*ce)) != (ssize_t)sizeof(*ce))
+		memset(ce, 0, sizeof(*ce));
+}
+
+int tg_tracer_run(const struct tg_tracer_opts *opts, const struct tg_tracer_hooks *hooks,
+                  struct tg_run_result *res)
+{
+	struct tracer t = { .opts = opts, .hooks = hooks, .res = res };
+	struct saved_signals saved;
+	struct child_error ce;
+	_cleanup_close_ int err_fd = -1;
+	uint64_t start = tg_now_ns();
+
+	if (!opts || !opts->argv || !opts->argv[0] || !res)
+		return -EINVAL;
+	memset(res, 0, sizeof(*res));
+	t.sfd = block_signals(&saved);
+	if (t.sfd < 0)
+		return t.sfd;
+	int r = start_child(&t, &saved, &err_fd);
+	if (r < 0) {
+		restore_signals(t.sfd, &saved);
+		return r;
+	}
+	if (!task_add(&t, t.main_pid, t.main_pid)) {
+		kill(t.main_pid, SIGKILL);
+		t.killing = true;
+		t.fatal = -ENOMEM;
+	}
+	res->nprocs = 1;
+	if (opts->timeout_ms)
+		t.timeout_at = start + opts->timeout_ms * 1000000ull;
+	r = wait_loop(&t);
+	tasks_free(&t);
+	restore_signals(t.sfd, &saved);
+	read_child_error(err_fd, &ce);
+	if (r == 0 && t.fatal)
+		r = t.fatal;
+	/* The child failed before the command ran: a setup error, not a run. */
+	if (r == 0 && (ce.stage == STAGE_SETUP || ce.stage == STAGE_FILTER))
+		r = -(ce.err ? ce.err : EIO);
+	if (r < 0)
+		return r;
+	fill_result(&t, &ce, start);
+	return 0;
+}
+
+/* ---- kernel features (txguard doctor) ---- */
+
+static int probe_load_trap_filter(void)
+{
+	/* Trap getppid only: the smallest filter that exercises RET_TRACE. */
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_getppid, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = TG_ARRAY_SIZE(f), .filter = f };
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return -errno;
+	return syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) < 0 ? -errno : 0;
+}
+
+static void probe_child(int go_fd) TG_NORETURN;
+static void probe_child(int go_fd)
+{
+	char c;
+	if (read(go_fd, &c, 1) != 1)
+		_exit(2);
+	if (probe_load_trap_filter() < 0)
+		_exit(3);
+	syscall(SYS_getppid);
+	_exit(0);
+}
+
+static void ptrace_hint(struct tg_kernel_features *f, int err)
+{
+	snprintf(f->ptrace_error, sizeof(f->ptrace_error),
+	         "PTRACE_SEIZE of a child failed: %s (check kernel.yama.ptrace_scope, "
+	         "the container's seccomp profile, CAP_SYS_PTRACE)",
+	         strerror(err));
+}
+
+static int probe_seize(struct tg_kernel_features *f, pid_t pid)
+{
+	long opts = PTRACE_O_EXITKILL | PTRACE_O_TRACESECCOMP;
+	if (ptrace(PTRACE_SEIZE, pid, 0L, opts) == 0) {
+		f->exitkill = true;
+		return 0;
+	}
+	if (errno == EINVAL && ptrace(PTRACE_SEIZE, pid, 0L, (long)PTRACE_O_TRACESECCOMP) == 0)
+		return 0;
+	ptrace_hint(f, errno);
+	return -1;
+}
+
+/* Run a child that traps one syscall under our tracing: the whole chain
+ * (seize, filter, RET_TRACE, GET_SYSCALL_INFO) either works or not. */
+static void probe_trace(struct tg_kernel_features *f)
+{
+	int go[2], st = 0;
+	struct __ptrace_syscall_info info;
+
+	if (pipe2(go, O_CLOEXEC) < 0)
+		return;
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(go[1]);
+		probe_child(go[0]);
+	}
+	close(go[0]);
+	if (pid < 0) {
+		close(go[1]);
+		return;
+	}
+	f->ptrace = probe_seize(f, pid) == 0;
+	(void)!write(go[1], "g", 1);
+	close(go[1]);
+	while (waitpid(pid, &st, __WALL) == pid && WIFSTOPPED(st)) {
+		if ((unsigned)st >> 16 == PTRACE_EVENT_SECCOMP) {
+			f->seccomp_ret_trace = true;
+			long n = ptrace(PTRACE_GET_SYSCALL_INFO, pid, (void *)sizeof(info), &info);
+			f->get_syscall_info = n > 0 && info.op == PTRACE_SYSCALL_INFO_SECCOMP &&
+			                      info.seccomp.nr == SYS_getppid;
+		}
+		ptrace(PTRACE_CONT, pid, 0L, 0L);
+	}
+	/* Untraced, the trapped getppid fails with ENOSYS but the child still
+	 * exits 0: the filter loaded. */
+	f->seccomp_filter = WIFEXITED(st) && WEXITSTATUS(st) == 0;
+	if (!f->ptrace && f->seccomp_filter) {
+		unsigned action = SECCOMP_RET_TRACE;
+		f->seccomp_ret_trace = syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action) == 0;
+	}
+}
+
+static int probe_yama(void)
+{
+	_cleanup_free_ char *buf = NULL;
+	size_t len;
+	if (tg_read_file("/proc/sys/kernel/yama/ptrace_scope", &buf, &len, 64) < 0)
+		return -1;
+	return atoi(buf);
+}
+
+static int probe_landlock(void)
+{
+#ifdef LANDLOCK_CREATE_RULESET_VERSION
+	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+	return abi > 0 ? (int)abi : 0;
+#else
+	return 0;
+#endif
+}
+
+void tg_probe_kernel(struct tg_kernel_features *out)
+{
+	static struct tg_kernel_features cache;
+	static bool done;
+
+	if (!done) {
+		memset(&cache, 0, sizeof(cache));
+		probe_trace(&cache);
+		cache.landlock_abi = probe_landlock();
+		cache.yama_ptrace_scope = probe_yama();
+		done = true;
+	}
+	*out = cache;
+}
