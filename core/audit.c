@@ -396,11 +396,15 @@ void tg_log_close(struct tg_log *log)
 
 int tg_log_error(const struct tg_log *log)
 {
+	if (!log)
+		return 0;
 	return tg_json_error(log->j);
 }
 
 int tg_log_set_txid(struct tg_log *log, const char *txid)
 {
+	if (!log)
+		return 0;
 	char *copy = NULL;
 	if (txid && !(copy = tg_strdup(txid)))
 		return -ENOMEM;
@@ -412,6 +416,8 @@ int tg_log_set_txid(struct tg_log *log, const char *txid)
 int tg_log_decision(struct tg_log *log, const struct tg_op *op, const struct tg_verdict *v,
                     bool enforced)
 {
+	if (!log)
+		return 0;
 	if (v->action == TG_ACT_ALLOW && log->level < TG_LOG_ALL)
 		return 0;
 	event_begin(log, "decision");
@@ -422,6 +428,8 @@ int tg_log_decision(struct tg_log *log, const struct tg_op *op, const struct tg_
 
 int tg_log_spawn(struct tg_log *log, pid_t parent, pid_t child, bool thread)
 {
+	if (!log)
+		return 0;
 	if (log->level < TG_LOG_EXEC)
 		return 0;
 	event_begin(log, "process_start");
@@ -433,6 +441,8 @@ int tg_log_spawn(struct tg_log *log, pid_t parent, pid_t child, bool thread)
 
 int tg_log_exec(struct tg_log *log, pid_t pid, const char *exe, char *const *argv)
 {
+	if (!log)
+		return 0;
 	if (log->level < TG_LOG_EXEC)
 		return 0;
 	event_begin(log, "exec");
@@ -444,6 +454,8 @@ int tg_log_exec(struct tg_log *log, pid_t pid, const char *exe, char *const *arg
 
 int tg_log_exit(struct tg_log *log, pid_t pid, int status)
 {
+	if (!log)
+		return 0;
 	if (log->level < TG_LOG_EXEC)
 		return 0;
 	event_begin(log, "process_exit");
@@ -462,6 +474,8 @@ int tg_log_exit(struct tg_log *log, pid_t pid, int status)
 
 int tg_log_kill(struct tg_log *log, pid_t pid, const char *why)
 {
+	if (!log)
+		return 0;
 	event_begin(log, "kill");
 	tg_json_kv_int(log->j, "pid", pid);
 	tg_json_kv_str(log->j, "reason", why);
@@ -470,6 +484,8 @@ int tg_log_kill(struct tg_log *log, pid_t pid, const char *why)
 
 int tg_log_tx_begin(struct tg_log *log, const char *txid, const char *workspace)
 {
+	if (!log)
+		return 0;
 	if (txid)
 		tg_log_set_txid(log, txid);
 	event_begin(log, "tx_begin");
@@ -487,6 +503,8 @@ static void tx_counts(struct tg_log *log, const struct tg_changes *c)
 
 int tg_log_tx_commit(struct tg_log *log, const struct tg_changes *changes)
 {
+	if (!log)
+		return 0;
 	event_begin(log, "tx_commit");
 	tx_counts(log, changes);
 	return event_end(log);
@@ -494,6 +512,8 @@ int tg_log_tx_commit(struct tg_log *log, const struct tg_changes *changes)
 
 int tg_log_tx_rollback(struct tg_log *log, const struct tg_changes *changes, int err)
 {
+	if (!log)
+		return 0;
 	event_begin(log, "tx_rollback");
 	tx_counts(log, changes);
 	tg_json_kv_bool(log->j, "ok", err == 0);
@@ -506,6 +526,8 @@ int tg_log_tx_rollback(struct tg_log *log, const struct tg_changes *changes, int
 
 int tg_log_summary(struct tg_log *log, const struct tg_report *r)
 {
+	if (!log)
+		return 0;
 	event_begin(log, "summary");
 	tg_json_kv_str(log->j, "outcome", tg_outcome_name(r->outcome));
 	tg_json_kv_str(log->j, "end", r->ran ? tg_run_end_name(r->run.end) : NULL);

@@ -53,6 +53,9 @@ void tg_log_close(struct tg_log *log);
 /* The first write error (-errno), or 0. Events never fail the run: the glue
  * checks this once at the end and warns. */
 int tg_log_error(const struct tg_log *log);
+/* Every tg_log_* function below accepts log == NULL (no --log) and then
+ * does nothing and returns 0, so the glue need not test for it. */
+
 /* Tag every later event with "tx": id (copied; NULL clears). */
 int tg_log_set_txid(struct tg_log *log, const char *txid);
 

@@ -451,3 +451,21 @@ Test(text, names)
 	cr_assert_str_eq(tg_run_end_name(TG_END_POLICY_KILL), "policy_kill");
 	cr_assert_str_eq(tg_run_end_name(TG_END_EXEC_FAILED), "exec_failed");
 }
+
+Test(log, null_log_is_a_no_op)
+{
+	struct tg_op op = exec_op();
+	struct tg_report r = { 0 };
+	cr_assert_eq(tg_log_decision(NULL, &op, &deny_v, true), 0);
+	cr_assert_eq(tg_log_spawn(NULL, 1, 2, false), 0);
+	cr_assert_eq(tg_log_exec(NULL, 1, "x", rm_argv), 0);
+	cr_assert_eq(tg_log_exit(NULL, 1, 0), 0);
+	cr_assert_eq(tg_log_kill(NULL, 1, "x"), 0);
+	cr_assert_eq(tg_log_set_txid(NULL, "t"), 0);
+	cr_assert_eq(tg_log_tx_begin(NULL, "t", "/w"), 0);
+	cr_assert_eq(tg_log_tx_commit(NULL, NULL), 0);
+	cr_assert_eq(tg_log_tx_rollback(NULL, NULL, -EIO), 0);
+	cr_assert_eq(tg_log_summary(NULL, &r), 0);
+	cr_assert_eq(tg_log_error(NULL), 0);
+	tg_log_close(NULL);
+}
