@@ -1,0 +1,305 @@
+#!/bin/bash
+# run-battery.sh — the escape battery (issue 6): every case is a small
+# program that tries to get around txguard; exit 0 from a case means its
+# attack worked. This runner never takes a case's word for "held": after each
+# case it compares a fingerprint of the outside directory (names, types,
+# modes, owners, sizes, link counts, mtimes, contents, xattrs), the
+# listener's log (connections and datagrams that arrived), the case's output
+# (a denied program announcing itself, the secret's random token) and, for
+# kill-tracer, leftover processes and the recovered workspace.
+#
+#   run-battery.sh [--native] [--case-dir DIR] [-v] [CASE...]
+#
+# Default mode runs each case as `$TXGUARD -w WS -p battery.yaml -- CASE` and
+# prints `held NAME` or `BREACH NAME: why`, then `N held, M breached`; exit 1
+# on any breach or error. --native runs the cases without txguard and
+# expects every attack to work (`breach-native NAME`); a case that does not
+# breach natively proves nothing and fails the run (`NO-BREACH NAME`), except
+# where the kernel lacks the feature (`n/a NAME`, e.g. no x32 ABI).
+#
+# Everything runs inside the throwaway arena (scripts/arena): the runner
+# re-executes itself there, and refuses to run outside it. The network cases
+# run only when the arena's network namespace has nothing but lo and no
+# route to 10.255.255.1; their witness listens on 127.13.13.13, a loopback
+# address of that namespace, so no packet ever leaves it.
+set -u
+
+MODE=txguard
+VERBOSE=0
+CASE_DIR=${ESC_CASE_DIR:-$(cd "$(dirname "$0")" && pwd)}
+ONLY=()
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--native) MODE=native ;;
+	--case-dir) CASE_DIR=$2; shift ;;
+	-v) VERBOSE=1 ;;
+	-h | --help) sed -n '2,25p' "$0"; exit 0 ;;
+	-*) echo "run-battery: unknown option $1" >&2; exit 2 ;;
+	*) ONLY+=("$1") ;;
+	esac
+	shift
+done
+SRC_DIR=${TXGUARD_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+[ "$MODE" = native ] && TXGUARD=${TXGUARD:-unused}
+# shellcheck source=../lib/common.sh
+. "$SRC_DIR/tests/lib/common.sh"
+set +e
+
+# ---- into the arena ----------------------------------------------------------
+
+if [ "${ARENA:-}" != 1 ]; then
+	arena=$SRC_DIR/scripts/arena
+	[ -x "$arena" ] || skip "scripts/arena is missing: the battery runs only in the arena"
+	args=(--case-dir "$CASE_DIR")
+	[ "$MODE" = native ] && args+=(--native)
+	[ "$VERBOSE" = 1 ] && args+=(-v)
+	exec "$arena" -- /bin/bash "$(cd "$(dirname "$0")" && pwd)/$(basename "$0")" "${args[@]}" "${ONLY[@]}"
+fi
+# Belt and braces: the arena's init is PID 1 of its own PID namespace and
+# its root is an overlay; refuse anything else.
+rootfs=$(awk '$5 == "/" { for (i = 7; $i != "-"; i++) ; print $(i + 1) }' /proc/self/mountinfo)
+[ "$rootfs" = overlay ] || fail "ARENA=1 but / is '$rootfs', not the arena's overlay; refusing"
+
+if [ "$MODE" = txguard ]; then
+	[ -x "$TXGUARD" ] || fail "TXGUARD=$TXGUARD is not executable"
+fi
+for h in esc-denied esc-allowd esc-tool esc-listen esc-direct; do
+	[ -x "$CASE_DIR/$h" ] || fail "$CASE_DIR/$h missing: build tests/escape first"
+done
+
+# ---- the scratch tree ----------------------------------------------------------
+
+# Not under /tmp, /var/tmp or HOME: those may be writable places of the
+# default policy, and "outside" must mean read-only.
+mkdir -p /var/lib
+ROOT=$(mktemp -d /var/lib/txguard-escape.XXXXXX) || fail "mktemp"
+LISTENER=0
+cleanup() {
+	[ "$LISTENER" != 0 ] && kill "$LISTENER" 2>/dev/null
+	rm -rf "$ROOT"
+}
+trap cleanup EXIT
+
+mkdir -p "$ROOT/bin" "$ROOT/run" "$ROOT/home/.ssh"
+cp "$CASE_DIR/esc-denied" "$CASE_DIR/esc-allowd" "$CASE_DIR/esc-tool" "$ROOT/bin/"
+TOKEN="SECRET-$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')"
+printf '%s\n' "$TOKEN" >"$ROOT/home/.ssh/id_x"
+chmod 700 "$ROOT/home/.ssh"
+chmod 600 "$ROOT/home/.ssh/id_x"
+sed "s|@ROOT@|$ROOT|g" "$SRC_DIR/tests/escape/battery.yaml" >"$ROOT/battery.yaml"
+
+if [ "$MODE" = txguard ]; then
+	if ! HOME=$ROOT/home "$TXGUARD" policy check "$ROOT/battery.yaml" >"$ROOT/check.out" 2>&1; then
+		sed 's/^/    /' "$ROOT/check.out"
+		fail "txguard policy check rejects battery.yaml"
+	fi
+fi
+
+# The network witness, only in an isolated namespace.
+NET=1
+nlinks=$(ip -o link show 2>/dev/null | wc -l)
+if [ "$nlinks" != 1 ]; then
+	NET=0
+	echo "# network cases skipped: $nlinks interfaces (expected only lo)"
+elif ip route get 10.255.255.1 >/dev/null 2>&1; then
+	NET=0
+	echo "# network cases skipped: 10.255.255.1 is routable here"
+else
+	: >"$ROOT/listen.log"
+	"$CASE_DIR/esc-listen" "$ROOT/listen.log" 127.13.13.13 9 "$ROOT/run/docker.sock" >"$ROOT/listen.ready" &
+	LISTENER=$!
+	for _ in $(seq 50); do
+		grep -q ready "$ROOT/listen.ready" 2>/dev/null && break
+		sleep 0.1
+	done
+	grep -q ready "$ROOT/listen.ready" || fail "the listener did not start"
+fi
+
+export HOME=$ROOT/home ESC_OUT=$ROOT/out ESC_WS=$ROOT/ws ESC_BIN=$ROOT/bin
+export ESC_SOCK=$ROOT/run/docker.sock ESC_ADDR=10.255.255.1 ESC_LADDR=127.13.13.13 ESC_PORT=9
+export ESC_TRIES=${ESC_TRIES:-2000}
+
+reset_case() {
+	rm -rf "$ROOT/ws" "$ROOT/out" "$ROOT/state"
+	mkdir -p "$ROOT/ws/.git" "$ROOT/out/gitdir" "$ROOT/state"
+	for f in out/victim out/victim2 out/gitdir/config; do
+		printf 'ORIGINAL\n' >"$ROOT/$f"
+	done
+	printf 'WSORIG\n' >"$ROOT/ws/journaled.txt"
+	printf 'ref: refs/heads/main\n' >"$ROOT/ws/.git/HEAD"
+}
+
+fingerprint() {
+	(
+		cd "$1" || exit 1
+		find . -printf '%y %m %U:%G %s %n %T@ %p -> %l\n' | LC_ALL=C sort
+		find . -type f -exec sha256sum {} + | LC_ALL=C sort
+		if command -v getfattr >/dev/null; then
+			getfattr -R -d -m - . 2>/dev/null
+		fi
+	)
+}
+
+NHELD=0 NBREACH=0 NERR=0 NSKIP=0 NNA=0
+FAILED=()
+
+say() { printf '%s\n' "$*"; }
+
+show_err() {
+	sed -n '1,40s/^/    | /p' "$ROOT/case.err"
+}
+
+# Evidence beyond the exit code; appends to REASONS.
+check_evidence() {
+	local name=$1 before=$2 nlog=$3
+	if [ "$(fingerprint "$ROOT/out")" != "$before" ]; then
+		REASONS+=("the outside directory changed")
+	fi
+	if [ "$NET" = 1 ] && [ "$(wc -l <"$ROOT/listen.log")" != "$nlog" ]; then
+		REASONS+=("the listener got: $(tail -n +"$((nlog + 1))" "$ROOT/listen.log" | tr '\n' ' ')")
+	fi
+	if grep -q -e 'esc-denied: RAN' -e 'esc-tool: RAN' "$ROOT/case.err"; then
+		REASONS+=("a denied program ran")
+	fi
+	if grep -q "$TOKEN" "$ROOT/case.out"; then
+		REASONS+=("the secret was read")
+	fi
+	[ "$name" = kill-tracer ] && check_kill_tracer
+}
+
+# Every tracee must die with the tracer, and the workspace come back.
+check_kill_tracer() {
+	local late
+	late=$(sed -n 's/^esc: late child \([0-9][0-9]*\)$/\1/p' "$ROOT/case.err")
+	sleep 2
+	if [ -n "$late" ] && [ -d "/proc/$late" ] && ! grep -q '^State:.*Z' "/proc/$late/status" 2>/dev/null; then
+		REASONS+=("tracee $late outlived its tracer")
+		kill -9 "$late" 2>/dev/null
+	fi
+	[ "$MODE" = native ] && return
+	"$TXGUARD" recover -w "$ROOT/ws" --state-dir "$ROOT/state" >>"$ROOT/case.err" 2>&1
+	local now
+	now=$(cat "$ROOT/ws/journaled.txt" 2>/dev/null)
+	if [ "$now" != WSORIG ]; then
+		REASONS+=("workspace not recovered after the tracer died (journaled.txt: '${now:-missing}')")
+	fi
+	# Fingerprint again: the late child had a second chance.
+	if [ "$(fingerprint "$ROOT/out")" != "$BEFORE" ]; then
+		REASONS+=("the outside directory changed after the tracer died")
+	fi
+}
+
+# run_case NAME NEEDS_NET PROGRAM [ARGS...]
+run_case() {
+	local name=$1 needs_net=$2
+	shift 2
+	if [ ${#ONLY[@]} -gt 0 ] && ! printf '%s\n' "${ONLY[@]}" | grep -qx -- "$name"; then
+		return
+	fi
+	if [ "$needs_net" = 1 ] && [ "$NET" = 0 ]; then
+		say "skip $name (no isolated network namespace)"
+		NSKIP=$((NSKIP + 1))
+		return
+	fi
+	reset_case
+	BEFORE=$(fingerprint "$ROOT/out")
+	local nlog=0 rc
+	[ "$NET" = 1 ] && nlog=$(wc -l <"$ROOT/listen.log")
+	if [ "$MODE" = native ]; then
+		(cd "$ROOT/ws" && timeout -k 5 300 "$@") >"$ROOT/case.out" 2>"$ROOT/case.err" </dev/null
+	else
+		(cd "$ROOT/ws" && timeout -k 5 300 "$TXGUARD" -w "$ROOT/ws" --state-dir "$ROOT/state" \
+			-p "$ROOT/battery.yaml" -- "$@") >"$ROOT/case.out" 2>"$ROOT/case.err" </dev/null
+	fi
+	rc=$?
+	REASONS=()
+	if ! grep -q "^esc: start" "$ROOT/case.err"; then
+		say "ERROR $name: the case never started (exit $rc)"
+		show_err
+		NERR=$((NERR + 1))
+		FAILED+=("$name")
+		return
+	fi
+	[ "$rc" = 0 ] && REASONS+=("the case exited 0 (its attack worked)")
+	check_evidence "$name" "$BEFORE" "$nlog"
+	local why
+	why=$(IFS=';'; echo "${REASONS[*]:-}")
+	if [ "$MODE" = native ]; then
+		if [ ${#REASONS[@]} -gt 0 ]; then
+			say "breach-native $name"
+			NBREACH=$((NBREACH + 1))
+		elif grep -q '^esc: n/a' "$ROOT/case.err"; then
+			say "n/a $name ($(sed -n 's/^esc: n\/a: //p' "$ROOT/case.err"))"
+			NNA=$((NNA + 1))
+		else
+			say "NO-BREACH $name: the attack does not work even without txguard (exit $rc)"
+			show_err
+			NHELD=$((NHELD + 1))
+			FAILED+=("$name")
+		fi
+		[ "$VERBOSE" = 1 ] && show_err
+		return
+	fi
+	if [ ${#REASONS[@]} -gt 0 ]; then
+		say "BREACH $name: $why (exit $rc)"
+		show_err
+		NBREACH=$((NBREACH + 1))
+		FAILED+=("$name")
+	else
+		say "held $name (exit $rc)"
+		NHELD=$((NHELD + 1))
+		[ "$VERBOSE" = 1 ] && show_err
+	fi
+}
+
+C=$CASE_DIR
+run_case direct 0 "$C/esc-direct"
+run_case x32 0 "$C/esc-x32"
+run_case int80 0 "$C/esc-int80"
+run_case clone-untraced 0 "$C/esc-clone-untraced"
+run_case clone3-untraced 0 "$C/esc-clone3-untraced"
+run_case io_uring-unlinkat 0 "$C/esc-io_uring" unlinkat
+run_case io_uring-openat 0 "$C/esc-io_uring" openat
+run_case io_uring-renameat 0 "$C/esc-io_uring" renameat
+run_case io_uring-connect 1 "$C/esc-io_uring" connect
+run_case kill-tracer 0 "$C/esc-kill-tracer"
+run_case ptrace-sibling 0 "$C/esc-ptrace-sibling"
+run_case vm-writev 0 "$C/esc-mem-race" vm-writev
+run_case proc-mem 0 "$C/esc-mem-race" proc-mem
+run_case seccomp-listener 0 "$C/esc-seccomp-listener"
+run_case symlink-swap 0 "$C/esc-symlink-swap"
+run_case dotdot 0 "$C/esc-dotdot"
+run_case hardlink 0 "$C/esc-hardlink"
+run_case rename-roundtrip 0 "$C/esc-rename-roundtrip"
+run_case reopen-rdonly 0 "$C/esc-reopen" rdonly
+run_case reopen-opath 0 "$C/esc-reopen" opath
+run_case dirfd-outside 0 "$C/esc-dirfd-outside"
+run_case fd-meta 0 "$C/esc-fd-meta"
+run_case git-symlink 0 "$C/esc-git-symlink"
+run_case mount-games 0 "$C/esc-mount-games"
+run_case memfd-exec 0 "$C/esc-memfd-exec"
+run_case shebang 0 "$C/esc-shebang"
+run_case argv-race 0 "$C/esc-exec-race" argv
+run_case exec-path-race 0 "$C/esc-exec-race" path
+run_case tiocsti 0 "$C/esc-tiocsti"
+run_case net-tcp 1 "$C/esc-net" tcp
+run_case net-udp 1 "$C/esc-net" udp
+run_case net-unix 1 "$C/esc-net" unix
+run_case dev-tcp 1 /bin/bash "$SRC_DIR/tests/escape/cases/dev-tcp.sh"
+run_case secret 0 "$C/esc-secret"
+
+if [ "$MODE" = native ]; then
+	say "$NBREACH breached natively, $NHELD did not, $NNA n/a, $NSKIP skipped, $NERR errors"
+else
+	say "$NHELD held, $NBREACH breached"
+	[ "$NSKIP" -gt 0 ] || [ "$NERR" -gt 0 ] && say "($NSKIP skipped, $NERR errors)"
+fi
+if [ ${#FAILED[@]} -gt 0 ]; then
+	say "# not as expected: ${FAILED[*]}"
+	exit 1
+fi
+if [ "$NSKIP" -gt 0 ] && [ "${TXGUARD_TESTS_MUST_WORK:-0}" = 1 ]; then
+	say "# skips are not allowed here (TXGUARD_TESTS_MUST_WORK=1)"
+	exit 1
+fi
+exit 0
