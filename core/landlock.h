@@ -1,0 +1,60 @@
+/* landlock.h — Landlock as a race-free second line behind the tracer.
+ *
+ * Called in the child after fork, before the seccomp filter and exec: the
+ * restriction is inherited by the whole tree and no later syscall can lift
+ * it. Writes are allowed only beneath spec->writable (and a few devices);
+ * everything else stays readable and executable, except beneath
+ * spec->deny_read and spec->hidden.
+ *
+ * Landlock only grants, so "readable except X" is built as grants on the
+ * complement of X: from "/" down to each excluded path, every sibling at
+ * each level gets its own rule. Consequences (documented in the README):
+ *   - an entry created LATER in a directory on the way to an excluded path
+ *     (e.g. a new file in $HOME when ~/.ssh is denied, or in "/") has no
+ *     rule: it is neither readable nor writable by the tree;
+ *   - directory listings stay allowed everywhere (file names of a denied
+ *     directory are visible, its contents are not);
+ *   - a second name for a denied file (hard link, bind mount) is not denied;
+ *   - the walk costs one rule per sibling along each path (tens to a few
+ *     hundred rules; tg_landlock_build() reports the count).
+ * Excluded paths are canonicalised first (symlinks resolved), so a denied
+ * path reached through a symlinked ancestor is still denied.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct tg_landlock_spec {
+	/* Absolute paths where the tree may write (create, remove, rename,
+	 * truncate, write). Missing paths are skipped. /dev/null, /dev/zero,
+	 * /dev/full, /dev/tty, /dev/ptmx, /dev/pts and /dev/shm are always
+	 * added; /tmp is not (list it if the policy allows it). */
+	const char *const *writable;
+	size_t nwritable;
+	/* Absolute paths (files or directories) the tree may not read, execute
+	 * or write, e.g. ~/.ssh, ~/.aws/credentials. */
+	const char *const *deny_read;
+	size_t ndeny_read;
+	/* Same treatment as deny_read, for txguard's own state (journal and
+	 * history directory): neither readable nor writable. Optional. */
+	const char *const *hidden;
+	size_t nhidden;
+};
+
+/* The Landlock ABI version the running kernel supports, or 0 when it has
+ * none (not built in, not in lsm=, or txguard built without Landlock).
+ * Probed once and cached. */
+int tg_landlock_probe(void);
+
+/* Build the ruleset for spec without enforcing it. Returns the ruleset fd
+ * (>= 0) and the number of rules added in *nrules (may be NULL), or -errno:
+ * -EOPNOTSUPP when the kernel has no Landlock, -EINVAL for a relative path. */
+int tg_landlock_build(const struct tg_landlock_spec *spec, size_t *nrules);
+
+/* Build and enforce: sets no_new_privs (which the seccomp filter needs
+ * anyway) and restricts the calling thread and its future children.
+ * Returns 0 or -errno. Never weakens silently: -EOPNOTSUPP when Landlock is
+ * unavailable, whatever the spec (the caller decides whether a spec without
+ * deny_read may run on without it; one with deny_read must fail closed). */
+int tg_landlock_restrict(const struct tg_landlock_spec *spec);
