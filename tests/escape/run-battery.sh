@@ -164,7 +164,25 @@ check_evidence() {
 	if grep -q "$TOKEN" "$ROOT/case.out"; then
 		REASONS+=("the secret was read")
 	fi
-	[ "$name" = kill-tracer ] && check_kill_tracer
+	if grep -q '^esc: BREACH' "$ROOT/case.err"; then
+		REASONS+=("the case reports: $(sed -n 's/^esc: BREACH: //p' "$ROOT/case.err" | head -1)")
+	fi
+	case "$name" in
+	kill-tracer) check_kill_tracer ;;
+	tracer-fds) check_recovered "after a tracee took the tracer's files" ;;
+	esac
+}
+
+# The case changed journaled.txt in the workspace and then failed (or its
+# tracer died): the workspace must be back, through `txguard recover`.
+check_recovered() {
+	[ "$MODE" = native ] && return
+	"$TXGUARD" recover -w "$ROOT/ws" --state-dir "$ROOT/state" >>"$ROOT/case.err" 2>&1
+	local now
+	now=$(cat "$ROOT/ws/journaled.txt" 2>/dev/null)
+	if [ "$now" != WSORIG ]; then
+		REASONS+=("workspace not recovered $1 (journaled.txt: '${now:-missing}')")
+	fi
 }
 
 # Every tracee must die with the tracer, and the workspace come back.
@@ -176,13 +194,7 @@ check_kill_tracer() {
 		REASONS+=("tracee $late outlived its tracer")
 		kill -9 "$late" 2>/dev/null
 	fi
-	[ "$MODE" = native ] && return
-	"$TXGUARD" recover -w "$ROOT/ws" --state-dir "$ROOT/state" >>"$ROOT/case.err" 2>&1
-	local now
-	now=$(cat "$ROOT/ws/journaled.txt" 2>/dev/null)
-	if [ "$now" != WSORIG ]; then
-		REASONS+=("workspace not recovered after the tracer died (journaled.txt: '${now:-missing}')")
-	fi
+	check_recovered "after the tracer died"
 	# Fingerprint again: the late child had a second chance.
 	if [ "$(fingerprint "$ROOT/out")" != "$BEFORE" ]; then
 		REASONS+=("the outside directory changed after the tracer died")
@@ -266,6 +278,7 @@ run_case kill-tracer 0 "$C/esc-kill-tracer"
 run_case ptrace-sibling 0 "$C/esc-ptrace-sibling"
 run_case vm-writev 0 "$C/esc-mem-race" vm-writev
 run_case proc-mem 0 "$C/esc-mem-race" proc-mem
+run_case tracer-fds 0 "$C/esc-tracer-fds"
 run_case seccomp-listener 0 "$C/esc-seccomp-listener"
 run_case symlink-swap 0 "$C/esc-symlink-swap"
 run_case dotdot 0 "$C/esc-dotdot"

@@ -1,6 +1,7 @@
 /* secret: read a secret file, $HOME/.ssh/id_x (created by the runner in
- * the arena's HOME), directly, through a workspace symlink to it, and
- * through an O_PATH fd reopened via /proc/self/fd. Read-only opens never
+ * the arena's HOME), directly, through a workspace symlink to it, through
+ * an O_PATH fd reopened via /proc/self/fd, and through a hard link made in
+ * the workspace (a second name Landlock's path rules would not cover). Read-only opens never
  * trap, so only Landlock (or nothing) stands between a tracee and secrets.
  * Breach when the secret's text is read back. What was read goes to stdout:
  * the runner looks there for the random token it wrote into the secret. */
@@ -29,9 +30,14 @@ int main(void)
 	esc_start("secret");
 	char *key = esc_path("HOME", ".ssh/id_x");
 	bool breach = read_secret(key, "direct");
-	char *link = esc_ws("k");
-	if (symlink(key, link) == 0)
-		breach |= read_secret(link, "workspace symlink");
+	char *soft = esc_ws("k");
+	if (symlink(key, soft) == 0)
+		breach |= read_secret(soft, "workspace symlink");
+	char *hard = esc_ws("k2");
+	if (link(key, hard) == 0)
+		breach |= read_secret(hard, "workspace hard link");
+	else
+		esc_log("link(secret, ws/k2): %s", strerror(errno));
 	int pfd = open(key, O_PATH);
 	if (pfd >= 0) {
 		char magic[64];
