@@ -1,0 +1,56 @@
+#!/bin/bash
+# manpage_test.sh — docs/txguard.1 renders without warnings, documents the
+# exit codes, and lists exactly the long options that `txguard --help` and
+# every `txguard SUBCOMMAND --help` print (both ways).
+. "$(dirname "$0")/../lib/common.sh"
+DOCS=$TXGUARD_SOURCE_DIR/docs
+tg_tmpdir
+
+# --- rendering ---------------------------------------------------------------
+for page in "$DOCS/txguard.1" "$DOCS/txguard-policy.5"; do
+	[ -e "$page" ] || continue
+	if command -v groff >/dev/null; then
+		groff -man -Tutf8 -ww -z "$page" 2>"$TG_TMP/groff.err"
+		[ -s "$TG_TMP/groff.err" ] && fail "groff warns on $page: $(cat "$TG_TMP/groff.err")"
+	fi
+	if command -v man >/dev/null; then
+		MANWIDTH=80 man -l "$page" >"$TG_TMP/page.txt" 2>"$TG_TMP/man.err" ||
+			fail "man -l $page failed: $(cat "$TG_TMP/man.err")"
+		grep -q '^NAME' "$TG_TMP/page.txt" || fail "man -l $page: no NAME section"
+	fi
+done
+[ -e "$DOCS/txguard-policy.5" ] || echo "note: docs/txguard-policy.5 not there yet" >&2
+
+# The exit-code contract (DESIGN.md) is in the page.
+awk '/^\.SH EXIT STATUS/{on=1; next} /^\.SH/{on=0} on' "$DOCS/txguard.1" >"$TG_TMP/exit.roff"
+for code in 125 126 127 '128+'; do
+	grep -q "$code" "$TG_TMP/exit.roff" || fail "EXIT STATUS does not mention $code"
+done
+
+# --- options, both ways --------------------------------------------------------
+if ! "$TXGUARD" --help >/dev/null 2>&1; then
+	skip "'$TXGUARD --help' exits non-zero: the CLI's help is not there yet, cannot compare options"
+fi
+
+help_opts() {
+	"$TXGUARD" "$@" --help >"$TG_TMP/help.txt" 2>&1 || fail "'txguard $* --help' exits $?"
+	grep -o -- '--[a-z][a-z0-9-]*' "$TG_TMP/help.txt" || true
+}
+{
+	help_opts
+	for sub in run "policy check" "policy explain" doctor recover log show diff undo \
+	           begin commit rollback; do
+		# shellcheck disable=SC2086  # "policy check" is two words on purpose
+		help_opts $sub
+	done
+} | sort -u >"$TG_TMP/help.opts"
+
+# In roff a long option is written \-\-name\-with\-dashes.
+grep -o '\\-\\-[a-z]\([a-z0-9]\|\\-\)*' "$DOCS/txguard.1" | sed 's/\\//g' | sort -u >"$TG_TMP/man.opts"
+
+[ -s "$TG_TMP/help.opts" ] || fail "no long option found in --help"
+missing=$(comm -23 "$TG_TMP/help.opts" "$TG_TMP/man.opts")
+extra=$(comm -13 "$TG_TMP/help.opts" "$TG_TMP/man.opts")
+[ -z "$missing" ] || fail "in --help but not in txguard.1: $(echo $missing)"
+[ -z "$extra" ] || fail "in txguard.1 but in no --help: $(echo $extra)"
+echo "manpage: $(wc -l <"$TG_TMP/help.opts") long options agree"
