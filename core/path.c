@@ -266,29 +266,56 @@ static void walk_done(struct walk *w)
 	errno = saved;
 }
 
-static bool same_file(const char *a, const char *b)
+/* Our own root and mount namespace, looked up once: the common case is a
+ * tracee that shares both, and then its paths are ours. */
+struct self_id {
+	dev_t root_dev, ns_dev;
+	ino_t root_ino, ns_ino;
+	bool ok;
+};
+
+static const struct self_id *self_id(void)
 {
-	struct stat sa, sb;
-	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+	static struct self_id id;
+	static bool done;
+	if (!done) {
+		struct stat r, n;
+		id.ok = stat("/", &r) == 0 && stat("/proc/self/ns/mnt", &n) == 0;
+		id.root_dev = r.st_dev, id.root_ino = r.st_ino;
+		id.ns_dev = n.st_dev, id.ns_ino = n.st_ino;
+		done = true;
+	}
+	return &id;
+}
+
+/* The tracee's root and mount namespace are ours. */
+static bool shares_our_root(pid_t pid)
+{
+	const struct self_id *me = self_id();
+	char path[64];
+	struct stat st;
+	if (!me->ok)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)pid);
+	if (stat(path, &st) < 0 || st.st_dev != me->ns_dev || st.st_ino != me->ns_ino)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/root", (int)pid);
+	return stat(path, &st) == 0 && st.st_dev == me->root_dev && st.st_ino == me->root_ino;
 }
 
 static int walk_init(struct walk *w, pid_t pid)
 {
 	char proc[64];
 	*w = (struct walk){ .pid = pid };
+	if (shares_our_root(pid)) {
+		w->prefix = tg_strdup("");
+		return w->prefix ? 0 : -ENOMEM;
+	}
 	snprintf(proc, sizeof(proc), "/proc/%d/root", (int)pid);
 	_cleanup_free_ char *root = NULL;
 	int r = readlink_alloc(AT_FDCWD, proc, &root);
 	if (r < 0)
 		return r == -ENOENT ? -ESRCH : r;
-
-	char ns_self[64], ns_pid[64];
-	snprintf(ns_pid, sizeof(ns_pid), "/proc/%d/ns/mnt", (int)pid);
-	snprintf(ns_self, sizeof(ns_self), "/proc/self/ns/mnt");
-	if (strcmp(root, "/") == 0 && same_file(ns_pid, ns_self) && same_file(proc, "/")) {
-		w->prefix = tg_strdup("");
-		return w->prefix ? 0 : -ENOMEM;
-	}
 	w->prefix = tg_strdup(proc);
 	if (!w->prefix)
 		return -ENOMEM;
