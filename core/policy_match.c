@@ -1,1 +1,633 @@
-/* policy_match.c — placeholder until its module lands. */
+/* policy_match.c — judging one operation against the merged rules.
+ *
+ * Verdicts: every enabled rule that matches contributes its action and the
+ * strictest wins (kill > deny > audit > allow); the first rule wins a tie.
+ * When no rule denies, the built-in defaults apply: writes are allowed in the
+ * workspace and the writable places only, and an allow rule for a path (or a
+ * network address, under `network: default: deny`) widens those defaults.
+ * Exec allow rules therefore only name why something is allowed: they can
+ * never cancel a deny of another rule.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+
+#include "argv.h"
+#include "glob.h"
+#include "policy_int.h"
+#include "util.h"
+
+#define BUF 8192
+
+/* Writable whatever the policy says: without them a shell cannot even
+ * redirect to /dev/null, and --no-default-policy would be unusable. */
+const char *const tg_policy_builtin_writable[] = {
+	"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/pts", NULL,
+};
+
+/* Match, failing closed on a pattern too complex to decide: a deny rule
+ * matches, an allow rule does not. */
+static bool gmatch(const char *pat, const char *s, enum tg_glob_mode mode, bool closed)
+{
+	enum tg_glob_result r = tg_glob_match(pat, s, mode);
+	return r == TG_GLOB_TOO_COMPLEX ? closed : r == TG_GLOB_MATCH;
+}
+
+static bool pathglob(const struct tg_match_env *env, const char *pat, const char *path, bool closed)
+{
+	char buf[BUF];
+	if (tg_expand_pattern(pat, env->home, env->workspace, buf, sizeof(buf)) < 0)
+		return false;
+	return gmatch(buf, path, TG_GLOB_PATH, closed);
+}
+
+static bool is_pathlike(const char *s)
+{
+	return s[0] == '/' || s[0] == '~' || strncmp(s, "$HOME", 5) == 0 ||
+	       strncmp(s, "${HOME}", 7) == 0 || strncmp(s, "$WORKSPACE", 10) == 0;
+}
+
+static bool under(const char *path, const char *dir)
+{
+	size_t l = strlen(dir);
+	if (l == 1 && dir[0] == '/')
+		return path[0] == '/';
+	return strncmp(path, dir, l) == 0 && (path[l] == '\0' || path[l] == '/');
+}
+
+/* "pipe:[12]", "socket:[3]", "anon_inode:[eventfd]", "/memfd:x (deleted)"
+ * come from /proc/PID/fd links: no name in any directory a write could hit. */
+static bool is_fs_path(const char *p)
+{
+	return p[0] == '/' && strncmp(p, "/memfd:", 7) != 0;
+}
+
+static bool in_writable_list(const struct tg_match_env *env, const char *path, bool strict)
+{
+	const struct tg_policy *p = env->p;
+	char buf[BUF];
+	for (size_t i = 0; tg_policy_builtin_writable[i]; i++)
+		if (under(path, tg_policy_builtin_writable[i]))
+			return true;
+	for (size_t i = 0; p && i < p->writable.n; i++) {
+		if (tg_expand_pattern(p->writable.v[i], env->home, env->workspace, buf, sizeof(buf)) < 0)
+			continue;
+		/* tg_expand_pattern escapes metacharacters of home; writable
+		 * entries are literal, so undo that for a plain comparison. */
+		char plain[BUF];
+		size_t w = 0;
+		for (const char *c = buf; *c && w + 1 < sizeof(plain); c++) {
+			if (*c == '\\' && c[1])
+				c++;
+			plain[w++] = *c;
+		}
+		plain[w] = '\0';
+		if (under(path, plain) && !(strict && strcmp(path, plain) == 0))
+			return true;
+	}
+	return false;
+}
+
+static unsigned op_bit(const struct tg_op *op)
+{
+	return op->kind == TG_OP_EXEC ? TG_PATH_OPS_EXEC : 1u << op->kind;
+}
+
+static bool allowed_by_rule(const struct tg_match_env *env, const struct tg_op *op, const char *path)
+{
+	const struct tg_policy *p = env->p;
+	for (size_t i = 0; p && i < p->nrules; i++) {
+		const struct tg_rule *r = p->rules[i];
+		if (r->disabled_by || r->kind != TG_RULE_PATH || r->action != TG_ACT_ALLOW)
+			continue;
+		if (!(r->path.ops & op_bit(op)))
+			continue;
+		for (size_t j = 0; j < r->path.match.n; j++)
+			if (pathglob(env, r->path.match.v[j], path, false))
+				return true;
+	}
+	return false;
+}
+
+bool tg_policy_path_writable(const struct tg_match_env *env, const struct tg_op *op, const char *path)
+{
+	if (!is_fs_path(path))
+		return true;
+	if (env->workspace && under(path, env->workspace))
+		return true;
+	return in_writable_list(env, path, false) || allowed_by_rule(env, op, path);
+}
+
+/* ---- exec ------------------------------------------------------------------ */
+
+static const char *base_name(const char *s)
+{
+	const char *b = strrchr(s, '/');
+	return b ? b + 1 : s;
+}
+
+static bool is_multicall(const char *name)
+{
+	return strcmp(name, "busybox") == 0 || strcmp(name, "toybox") == 0;
+}
+
+static bool program_matches(const struct tg_exec_match *e, const struct tg_op *op, char *const *argv)
+{
+	const char *names[3] = { NULL, NULL, NULL };
+	char norm[BUF];
+	if (op->path)
+		names[0] = base_name(op->path);
+	if (argv[0])
+		names[1] = base_name(argv[0]);
+	if (argv != op->argv)
+		names[2] = base_name(op->argv[0] ? op->argv[0] : "");
+	for (size_t i = 0; i < e->program.n; i++) {
+		const char *pat = e->program.v[i];
+		if (strchr(pat, '/')) {
+			if (op->path && gmatch(pat, op->path, TG_GLOB_PATH, true))
+				return true;
+			if (argv[0] && argv[0][0] == '/' && tg_normpath(argv[0], norm, sizeof(norm)) == 0 &&
+			    gmatch(pat, norm, TG_GLOB_PATH, true))
+				return true;
+			continue;
+		}
+		for (size_t k = 0; k < 2; k++)
+			if (names[k] && gmatch(pat, names[k], TG_GLOB_STRING, true))
+				return true;
+	}
+	return false;
+}
+
+static bool flags_match(const struct tg_exec_match *e, const struct tg_cmdline *c)
+{
+	for (size_t i = 0; i < e->nflags; i++) {
+		bool any = false;
+		for (size_t j = 0; j < e->flags[i].alts.n && !any; j++)
+			any = tg_cmdline_has_flag(c, e->flags[i].alts.v[j]);
+		if (!any)
+			return false;
+	}
+	for (size_t j = 0; j < e->not_flags.n; j++)
+		if (tg_cmdline_has_flag(c, e->not_flags.v[j]))
+			return false;
+	if (e->any_flags.n) {
+		for (size_t j = 0; j < e->any_flags.n; j++)
+			if (tg_cmdline_has_flag(c, e->any_flags.v[j]))
+				return true;
+		return false;
+	}
+	return true;
+}
+
+static bool arg_matches(const struct tg_match_env *env, const char *pat, const char *arg)
+{
+	char path[BUF];
+	if (!is_pathlike(pat)) {
+		if (gmatch(pat, arg, TG_GLOB_STRING, true))
+			return true;
+		/* dd's "of=/dev/../dev/sda": normalise the value of key=/path. */
+		const char *eq = strchr(arg, '=');
+		if (!eq || eq[1] != '/' || tg_normpath(eq + 1, path, sizeof(path)) < 0)
+			return false;
+		_cleanup_free_ char *kv = tg_asprintf("%.*s=%s", (int)(eq - arg), arg, path);
+		return kv && gmatch(pat, kv, TG_GLOB_STRING, true);
+	}
+	if (tg_arg_to_path(arg, env->cwd, env->home, path, sizeof(path)) < 0)
+		return false;
+	return pathglob(env, pat, path, true);
+}
+
+static bool outside(const struct tg_match_env *env, const char *arg)
+{
+	char path[BUF];
+	if (tg_arg_to_path(arg, env->cwd, env->home, path, sizeof(path)) < 0)
+		return true;
+	if (env->workspace && under(path, env->workspace))
+		return false;
+	/* The writable roots themselves (/tmp, ~/.cache) are not fair game. */
+	return !in_writable_list(env, path, true);
+}
+
+static bool args_match(const struct tg_match_env *env, const struct tg_exec_match *e,
+                       const struct tg_cmdline *c)
+{
+	size_t first = e->subcommand.n ? 1 : 0;
+	if (e->args.n) {
+		bool hit = false;
+		for (size_t i = first; i < c->npos && !hit; i++)
+			for (size_t j = 0; j < e->args.n && !hit; j++)
+				hit = arg_matches(env, e->args.v[j], c->pos[i]);
+		if (!hit)
+			return false;
+	}
+	if (e->outside_workspace) {
+		bool hit = false;
+		for (size_t i = first; i < c->npos && !hit; i++)
+			hit = outside(env, c->pos[i]);
+		if (!hit)
+			return false;
+	}
+	return true;
+}
+
+static bool words_match(const struct tg_exec_match *e, char *const *argv, size_t argc)
+{
+	if (e->words.n == 0)
+		return true;
+	for (size_t i = 1; i < argc; i++)
+		for (size_t j = 0; j < e->words.n; j++)
+			if (gmatch(e->words.v[j], argv[i], TG_GLOB_STRING, true))
+				return true;
+	return false;
+}
+
+/* `sh -c SCRIPT`, `bash -ec SCRIPT`: the script is the first positional. The
+ * commands it runs are vetted on their own execve; only pipelines such as
+ * "curl ... | sh", which never exec anything suspicious by themselves, need a
+ * look at the text. */
+static bool script_matches(const struct tg_exec_match *e, const struct tg_cmdline *c)
+{
+	bool dash_c = false;
+	for (size_t i = 0; i < c->nflags && !dash_c; i++)
+		dash_c = c->flags[i].short_name == 'c';
+	if (!dash_c || c->npos == 0)
+		return false;
+	for (size_t i = 0; i < e->script.n; i++)
+		if (gmatch(e->script.v[i], c->pos[0], TG_GLOB_STRING, true))
+			return true;
+	return false;
+}
+
+static bool exec_matches(const struct tg_match_env *env, const struct tg_exec_match *e,
+                         const struct tg_op *op)
+{
+	char *const *argv = op->argv;
+	size_t argc = op->argc ? op->argc : tg_strv_len(op->argv);
+	struct tg_cmdline c;
+	if (!argv || argc == 0)
+		return false;
+	/* busybox rm -rf /: the applet is argv[1]. */
+	if ((is_multicall(base_name(argv[0])) || (op->path && is_multicall(base_name(op->path)))) &&
+	    argc > 1 && argv[1][0] != '-')
+		argv++, argc--;
+	if (!program_matches(e, op, argv))
+		return false;
+	if (tg_cmdline_parse(argv, argc, e->value_flags.v, e->value_flags.n, &c) < 0)
+		return true; /* fail closed */
+	bool ok = true;
+	if (e->subcommand.n) {
+		ok = false;
+		for (size_t i = 0; c.npos && i < e->subcommand.n && !ok; i++)
+			ok = gmatch(e->subcommand.v[i], c.pos[0], TG_GLOB_STRING, true);
+	}
+	ok = ok && flags_match(e, &c) && args_match(env, e, &c) && words_match(e, argv, argc);
+	if (ok && e->script.n)
+		ok = script_matches(e, &c);
+	tg_cmdline_clear(&c);
+	return ok;
+}
+
+/* ---- path rules -------------------------------------------------------------- */
+
+static bool path_rule_matches(const struct tg_match_env *env, const struct tg_rule *r,
+                              const struct tg_op *op)
+{
+	bool closed = r->action != TG_ACT_ALLOW;
+	if (!(r->path.ops & op_bit(op)))
+		return false;
+	for (size_t i = 0; i < r->path.match.n; i++) {
+		if (op->path && pathglob(env, r->path.match.v[i], op->path, closed))
+			return true;
+		if (op->path2 && pathglob(env, r->path.match.v[i], op->path2, closed))
+			return true;
+	}
+	return false;
+}
+
+/* ---- network ------------------------------------------------------------------ */
+
+struct inet {
+	int family;
+	uint8_t addr[16];
+	uint16_t port;
+};
+
+static bool get_inet(const struct tg_op *op, struct inet *out)
+{
+	static const uint8_t mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+	const struct sockaddr *sa = (const struct sockaddr *)&op->addr;
+	memset(out, 0, sizeof(*out));
+	if (sa->sa_family == AF_INET && op->addrlen >= sizeof(struct sockaddr_in)) {
+		const struct sockaddr_in *in = (const void *)&op->addr;
+		out->family = AF_INET;
+		memcpy(out->addr, &in->sin_addr, 4);
+		out->port = ntohs(in->sin_port);
+		return true;
+	}
+	if (sa->sa_family == AF_INET6 && op->addrlen >= sizeof(struct sockaddr_in6)) {
+		const struct sockaddr_in6 *in6 = (const void *)&op->addr;
+		out->port = ntohs(in6->sin6_port);
+		/* ::ffff:a.b.c.d is IPv4 on the wire: judge it as such. */
+		if (memcmp(&in6->sin6_addr, mapped, 12) == 0) {
+			out->family = AF_INET;
+			memcpy(out->addr, (const uint8_t *)&in6->sin6_addr + 12, 4);
+		} else {
+			out->family = AF_INET6;
+			memcpy(out->addr, &in6->sin6_addr, 16);
+		}
+		return true;
+	}
+	return false;
+}
+
+static bool cidr_hit(const struct tg_cidr *c, const struct inet *a)
+{
+	if (c->family != a->family)
+		return false;
+	unsigned full = c->prefix / 8, rest = c->prefix % 8;
+	if (memcmp(c->addr, a->addr, full) != 0)
+		return false;
+	if (rest == 0)
+		return true;
+	uint8_t mask = (uint8_t)(0xff << (8 - rest));
+	return (c->addr[full] & mask) == (a->addr[full] & mask);
+}
+
+static bool is_loopback(const struct inet *a)
+{
+	static const uint8_t one[16] = { [15] = 1 };
+	if (a->family == AF_INET)
+		return a->addr[0] == 127;
+	return memcmp(a->addr, one, 16) == 0;
+}
+
+/* The AF_UNIX name: a path, or "@name" for the abstract namespace. */
+static bool unix_name(const struct tg_op *op, char *buf, size_t bufsz)
+{
+	const struct sockaddr_un *un = (const void *)&op->addr;
+	if (un->sun_family != AF_UNIX || op->addrlen <= offsetof(struct sockaddr_un, sun_path))
+		return false;
+	size_t n = op->addrlen - offsetof(struct sockaddr_un, sun_path);
+	if (n > sizeof(un->sun_path))
+		n = sizeof(un->sun_path);
+	const char *s = un->sun_path;
+	size_t w = 0;
+	if (n && s[0] == '\0') {
+		buf[w++] = '@';
+		s++, n--;
+	}
+	for (size_t i = 0; i < n && s[i] && w + 1 < bufsz; i++)
+		buf[w++] = s[i];
+	buf[w] = '\0';
+	return true;
+}
+
+static bool connect_matches(const struct tg_rule *r, const struct tg_op *op)
+{
+	const struct tg_connect_match *cm = &r->conn;
+	bool closed = r->action != TG_ACT_ALLOW;
+	char name[sizeof(((struct sockaddr_un *)0)->sun_path) + 2];
+	struct inet a;
+	if (unix_name(op, name, sizeof(name))) {
+		for (size_t i = 0; i < cm->unix_paths.n; i++)
+			if (gmatch(cm->unix_paths.v[i], name, TG_GLOB_STRING, closed))
+				return true;
+		return false;
+	}
+	if (!get_inet(op, &a))
+		return false;
+	bool host = cm->any_inet || (cm->loopback && is_loopback(&a));
+	for (size_t i = 0; i < cm->ncidr && !host; i++)
+		host = cidr_hit(&cm->cidr[i], &a);
+	if (!host)
+		return false;
+	if (cm->nports == 0)
+		return true;
+	for (size_t i = 0; i < cm->nports; i++)
+		if (a.port >= cm->ports[i].lo && a.port <= cm->ports[i].hi)
+			return true;
+	return false;
+}
+
+/* ---- decide ---------------------------------------------------------------------- */
+
+bool tg_rule_matches(const struct tg_rule *r, const struct tg_match_env *env, const struct tg_op *op)
+{
+	switch (r->kind) {
+	case TG_RULE_EXEC:
+		return op->kind == TG_OP_EXEC && exec_matches(env, &r->exec, op);
+	case TG_RULE_PATH:
+		return path_rule_matches(env, r, op);
+	case TG_RULE_SYSCALL:
+		if (!op->name)
+			return false;
+		for (size_t i = 0; i < r->syscalls.n; i++)
+			if (strcmp(r->syscalls.v[i], op->name) == 0)
+				return true;
+		return false;
+	case TG_RULE_CONNECT:
+		return (op->kind == TG_OP_CONNECT || op->kind == TG_OP_SENDTO) && connect_matches(r, op);
+	default:
+		return false;
+	}
+}
+
+static void set_builtin(struct tg_verdict *out, enum tg_action a, int err, const char *id,
+                        const char *reason)
+{
+	out->action = a;
+	out->err = err;
+	out->rule_id = id;
+	out->reason = reason;
+	out->source = "builtin";
+}
+
+static bool is_write_open(const struct tg_op *op)
+{
+	return op->writes || (op->flags & (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC));
+}
+
+static bool deny_read_hit(const struct tg_match_env *env, const char *path)
+{
+	const struct tg_policy *p = env->p;
+	if (env->workspace && under(path, env->workspace))
+		return false;
+	for (size_t i = 0; p && i < p->deny_read.n; i++)
+		if (pathglob(env, p->deny_read.v[i], path, true))
+			return true;
+	return false;
+}
+
+static bool kind_writes(enum tg_op_kind k)
+{
+	return k >= TG_OP_UNLINK && k <= TG_OP_XATTR;
+}
+
+/* The defaults before any rule: state dir, secrets, read-only outside. */
+static void builtin_verdict(const struct tg_match_env *env, const struct tg_op *op,
+                            struct tg_verdict *out)
+{
+	const char *sd = env->state_dir;
+	if (sd && ((op->path && under(op->path, sd)) || (op->path2 && under(op->path2, sd)))) {
+		set_builtin(out, TG_ACT_DENY, EACCES, "state-dir",
+		            "txguard's own journal and history are off limits to the command");
+		return;
+	}
+	if (op->kind == TG_OP_OPEN && op->path && deny_read_hit(env, op->path)) {
+		set_builtin(out, TG_ACT_DENY, EACCES, "deny-read",
+		            "secrets (keys, tokens, credentials) are not readable under txguard");
+		return;
+	}
+	bool w = kind_writes(op->kind) || (op->kind == TG_OP_OPEN && is_write_open(op));
+	if (!w)
+		return;
+	if (!op->path || (op->kind == TG_OP_RENAME && !op->path2) ||
+	    (op->kind == TG_OP_LINK && !op->path2)) {
+		set_builtin(out, TG_ACT_DENY, EACCES, "unknown-path",
+		            "the path of this write could not be read: refused (fail closed)");
+		return;
+	}
+	/* link(2): path is the existing inode, path2 the new name. */
+	const char *dst = op->kind == TG_OP_LINK ? op->path2 : op->path;
+	if (!tg_policy_path_writable(env, op, dst) ||
+	    (op->kind == TG_OP_RENAME && !tg_policy_path_writable(env, op, op->path2))) {
+		struct stat st;
+		if (op->kind == TG_OP_MKDIR && lstat(op->path, &st) == 0) {
+			set_builtin(out, TG_ACT_DENY, EEXIST, "read-only-outside-workspace",
+			            "mkdir of an existing directory outside the workspace");
+			return;
+		}
+		set_builtin(out, TG_ACT_DENY, EACCES, "read-only-outside-workspace",
+		            "only the workspace and the writable places may change; the rest is read-only");
+		return;
+	}
+	if (op->kind == TG_OP_LINK && !tg_policy_path_writable(env, op, op->path)) {
+		/* A hard link inside the workspace to an outside inode would let
+		 * later writes through the workspace name reach that inode.
+		 * EXDEV makes tools fall back to copying. */
+		set_builtin(out, TG_ACT_DENY, EXDEV, "link-outside-inode",
+		            "hard links to files outside the workspace are refused (copy instead)");
+	}
+}
+
+static void network_default(const struct tg_match_env *env, const struct tg_op *op,
+                            struct tg_verdict *out)
+{
+	const struct tg_policy *p = env->p;
+	if (!p || !p->network_deny || (op->kind != TG_OP_CONNECT && op->kind != TG_OP_SENDTO))
+		return;
+	if (op->addrlen == 0)
+		return;
+	for (size_t i = 0; i < p->nrules; i++) {
+		const struct tg_rule *r = p->rules[i];
+		if (!r->disabled_by && r->kind == TG_RULE_CONNECT && r->action == TG_ACT_ALLOW &&
+		    connect_matches(r, op))
+			return;
+	}
+	set_builtin(out, TG_ACT_DENY, EACCES, "network-default-deny",
+	            "network access is denied by default in this policy");
+}
+
+void tg_policy_decide_env(const struct tg_match_env *env, const struct tg_op *op,
+                          struct tg_verdict *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->action = TG_ACT_ALLOW;
+	if (!op) {
+		set_builtin(out, TG_ACT_DENY, EPERM, "internal", "no operation to judge");
+		return;
+	}
+	builtin_verdict(env, op, out);
+	network_default(env, op, out);
+	const struct tg_policy *p = env->p;
+	for (size_t i = 0; p && i < p->nrules; i++) {
+		const struct tg_rule *r = p->rules[i];
+		if (r->disabled_by || !tg_rule_matches(r, env, op))
+			continue;
+		bool stricter = r->action > out->action;
+		bool names_allow = r->action == TG_ACT_ALLOW && !out->rule_id;
+		if (!stricter && !names_allow)
+			continue;
+		out->action = r->action;
+		out->err = r->action == TG_ACT_DENY ? r->err : 0;
+		out->rule_id = r->id;
+		out->reason = r->reason;
+		out->source = r->source;
+	}
+}
+
+static int read_cwd(pid_t pid, char *buf, size_t bufsz)
+{
+	char link[64];
+	snprintf(link, sizeof(link), "/proc/%d/cwd", (int)pid);
+	ssize_t n = readlink(link, buf, bufsz - 1);
+	if (n <= 0)
+		return -errno;
+	buf[n] = '\0';
+	return buf[0] == '/' ? 0 : -EINVAL;
+}
+
+void tg_policy_decide(const struct tg_policy *p, const struct tg_op *op, struct tg_verdict *out)
+{
+	char cwd[PATH_MAX];
+	struct tg_match_env env = {
+		.p = p,
+		.workspace = p ? p->workspace : NULL,
+		.home = p ? p->home : NULL,
+		.state_dir = p ? p->state_dir : NULL,
+	};
+	env.cwd = env.workspace;
+	/* Relative arguments ("rm -rf ../..") are relative to the process's
+	 * cwd, which the op does not carry; exec stops are rare enough to
+	 * afford one readlink. */
+	if (op && op->kind == TG_OP_EXEC && op->pid > 0 && read_cwd(op->pid, cwd, sizeof(cwd)) == 0)
+		env.cwd = cwd;
+	tg_policy_decide_env(&env, op, out);
+}
+
+/* ---- explain / examples support ------------------------------------------------- */
+
+static char *find_in_path(const char *name)
+{
+	const char *path = getenv("PATH");
+	if (!path || !*path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	_cleanup_free_ char *dup = tg_strdup(path);
+	char *save = NULL;
+	if (!dup)
+		return NULL;
+	for (char *d = strtok_r(dup, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+		_cleanup_free_ char *cand = tg_asprintf("%s/%s", d, name);
+		if (cand && cand[0] == '/' && access(cand, X_OK) == 0)
+			return steal_pointer(&cand);
+	}
+	return NULL;
+}
+
+int tg_policy_exec_op(char *const *argv, struct tg_op *op)
+{
+	char buf[PATH_MAX];
+	memset(op, 0, sizeof(*op));
+	op->kind = TG_OP_EXEC;
+	op->name = "execve";
+	if (!argv || !argv[0])
+		return -EINVAL;
+	op->argv = tg_strv_dup(argv);
+	if (!op->argv)
+		return -ENOMEM;
+	op->argc = tg_strv_len(argv);
+	if (strchr(argv[0], '/')) {
+		if (!getcwd(buf, sizeof(buf)))
+			strcpy(buf, "/");
+		char norm[PATH_MAX];
+		if (tg_arg_to_path(argv[0], buf, NULL, norm, sizeof(norm)) == 0)
+			op->path = tg_strdup(norm);
+	} else {
+		op->path = find_in_path(argv[0]);
+	}
+	return 0;
+}

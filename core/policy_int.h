@@ -1,0 +1,148 @@
+/* policy_int.h — the policy's internal model, shared by policy.c (lifecycle,
+ * reports), policy_load.c (YAML → model) and policy_match.c (judging).
+ * Not for other modules: they use policy.h.
+ */
+#pragma once
+
+#include <netinet/in.h>
+#include <stdint.h>
+
+#include "policy.h"
+
+struct tg_strlist {
+	char **v;
+	size_t n;
+};
+
+/* One required flag: any of its spellings ("-r|-R|--recursive"). */
+struct tg_flagalt {
+	struct tg_strlist alts;
+};
+
+enum tg_rule_kind {
+	TG_RULE_EXEC,
+	TG_RULE_PATH,
+	TG_RULE_SYSCALL,
+	TG_RULE_CONNECT,
+	TG_RULE_DISABLE,   /* only ever transient while loading */
+};
+
+struct tg_exec_match {
+	struct tg_strlist program;      /* basename globs, or path globs (with '/') */
+	struct tg_strlist value_flags;  /* options that consume the next word */
+	struct tg_strlist subcommand;   /* first positional, string glob */
+	struct tg_flagalt *flags;       /* all required */
+	size_t nflags;
+	struct tg_strlist any_flags;    /* at least one required (when set) */
+	struct tg_strlist not_flags;    /* none may be present */
+	struct tg_strlist args;         /* some positional matches one */
+	struct tg_strlist script;       /* `sh -c SCRIPT` text, string glob */
+	struct tg_strlist words;        /* some raw word of argv[1..] matches one */
+	bool outside_workspace;         /* some positional lies outside the writable set */
+};
+
+/* Bits of the write operations a path rule applies to. */
+#define TG_PATH_OPS_WRITE  0x0000ffffu
+#define TG_PATH_OPS_EXEC   0x00010000u
+#define TG_PATH_OPS_OPEN   0x00020000u  /* any trapped open, read-only ones too */
+
+struct tg_path_match {
+	struct tg_strlist match;        /* path globs */
+	unsigned ops;                   /* 1u << enum tg_op_kind, plus the bits above */
+};
+
+struct tg_cidr {
+	int family;                     /* AF_INET / AF_INET6 */
+	uint8_t addr[16];
+	unsigned prefix;
+};
+
+struct tg_portrange {
+	uint16_t lo, hi;
+};
+
+struct tg_connect_match {
+	struct tg_strlist unix_paths;   /* AF_UNIX globs; abstract names as "@name" */
+	struct tg_cidr *cidr;
+	size_t ncidr;
+	struct tg_portrange *ports;
+	size_t nports;
+	bool loopback;
+	bool any_inet;                  /* only ports given */
+};
+
+struct tg_example {
+	char *text;
+	unsigned line, col;
+};
+
+struct tg_rule {
+	char *id;
+	char *reason;
+	enum tg_action action;
+	int err;
+	enum tg_rule_kind kind;
+	char *file;
+	unsigned line, col;
+	char *source;                   /* "file:line" */
+	char *overrides;                /* source of the rule this one replaced */
+	char *disabled_by;              /* source of the `disabled: true` entry */
+
+	struct tg_exec_match exec;
+	struct tg_path_match path;
+	struct tg_strlist syscalls;
+	struct tg_connect_match conn;
+
+	struct tg_example *match, *not_match;
+	size_t nmatch, nnot_match;
+};
+
+struct tg_policy {
+	struct tg_rule **rules;
+	size_t nrules;
+	struct tg_strlist files;        /* every file loaded, in order */
+
+	struct tg_strlist writable;     /* raw entries ("~/.cache") */
+	struct tg_strlist deny_read;
+	unsigned long max_procs;
+	bool network_deny;              /* network default */
+
+	/* From tg_policy_set_ctx. */
+	char *workspace, *home, *state_dir;
+	struct tg_strlist writable_exp;
+	struct tg_strlist deny_read_exp;
+
+	/* Built after loading, for tg_policy_filter_info. */
+	const char **denied_syscalls;
+	int *deny_errno;
+	size_t ndenied;
+};
+
+/* The context a rule is judged in (the real one, or the synthetic one the
+ * examples use so `check` gives the same answer on every machine). */
+struct tg_match_env {
+	const struct tg_policy *p;
+	const char *workspace;
+	const char *home;
+	const char *cwd;
+	const char *state_dir;
+};
+
+int tg_strlist_push(struct tg_strlist *l, const char *s);
+void tg_strlist_clear(struct tg_strlist *l);
+void tg_rule_free(struct tg_rule *r);
+
+/* policy_match.c */
+bool tg_rule_matches(const struct tg_rule *r, const struct tg_match_env *env, const struct tg_op *op);
+void tg_policy_decide_env(const struct tg_match_env *env, const struct tg_op *op, struct tg_verdict *out);
+/* Build the exec op for argv as if the kernel ran it (PATH lookup). */
+int tg_policy_exec_op(char *const *argv, struct tg_op *op);
+/* Check one rule's examples; print failures, return their count. */
+int tg_rule_check_examples(const struct tg_policy *p, const struct tg_rule *r, FILE *out);
+/* Builtin writable places that exist whatever the policy says. */
+extern const char *const tg_policy_builtin_writable[];
+/* policy.c: after a successful load, build the derived tables. 0 or -ENOMEM. */
+int tg_policy_finish(struct tg_policy *p);
+/* policy_match.c: glob helpers that fail closed on TOO_COMPLEX. */
+bool tg_policy_path_writable(const struct tg_match_env *env, const struct tg_op *op,
+                             const char *path);
