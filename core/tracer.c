@@ -10,6 +10,7 @@
 #include "tracer.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/audit.h>
 #include <linux/landlock.h>
 #include <linux/seccomp.h>
@@ -411,6 +412,16 @@ static struct task *exec_takeover(struct tracer *t, pid_t pid, pid_t former)
 	return k;
 }
 
+static char *read_link(const char *path)
+{
+	char buf[PATH_MAX];
+	ssize_t n = readlink(path, buf, sizeof(buf) - 1);
+	if (n < 0)
+		return NULL;
+	buf[n] = '\0';
+	return tg_strdup(buf);
+}
+
 /* sudo's intercept check: what really runs must be what the policy saw at
  * the execve stop, or a second thread rewrote argv in between. */
 static void on_exec_ev(struct tracer *t, pid_t pid, int status)
@@ -434,7 +445,7 @@ static void on_exec_ev(struct tracer *t, pid_t pid, int status)
 		return;
 	}
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
-	exe = realpath(path, NULL);
+	exe = read_link(path);
 	if (t->hooks && t->hooks->on_exec)
 		t->hooks->on_exec(t->hooks->ud, pid, exe ? exe : "", argv);
 	resume(pid, 0);
