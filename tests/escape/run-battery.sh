@@ -241,7 +241,7 @@ run_case() {
 			say "breach-native $name"
 			NBREACH=$((NBREACH + 1))
 		elif grep -q '^esc: n/a' "$ROOT/case.err"; then
-			say "n/a $name ($(sed -n 's/^esc: n\/a: //p' "$ROOT/case.err"))"
+			say "n/a $name ($(sed -n 's/^esc: n\/a: //p' "$ROOT/case.err" | head -1))"
 			NNA=$((NNA + 1))
 		else
 			say "NO-BREACH $name: the attack does not work even without txguard (exit $rc)"
@@ -286,6 +286,9 @@ run_case hardlink 0 "$C/esc-hardlink"
 run_case rename-roundtrip 0 "$C/esc-rename-roundtrip"
 run_case reopen-rdonly 0 "$C/esc-reopen" rdonly
 run_case reopen-opath 0 "$C/esc-reopen" opath
+run_case path-meta 0 "$C/esc-path-meta"
+run_case handle-open 0 "$C/esc-handle-open"
+run_case chroot-games 0 "$C/esc-chroot-games"
 run_case dirfd-outside 0 "$C/esc-dirfd-outside"
 run_case fd-meta 0 "$C/esc-fd-meta"
 run_case git-symlink 0 "$C/esc-git-symlink"
