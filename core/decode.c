@@ -180,7 +180,7 @@ static bool want_follow(const struct tg_syscall *sc, const struct tg_op *op, uin
 
 /* Path argument `prole` relative to `drole`, as the kernel would see it. */
 static int decode_path(pid_t pid, const struct tg_syscall *sc, const struct raw *r, enum tg_arg_role prole,
-                       enum tg_arg_role drole, bool follow, bool at_flags_apply, char **out)
+                       enum tg_arg_role drole, bool follow, bool at_flags_apply, char **out, char **raw_out)
 {
 	int dirfd = as_fd(val(r, drole, (uint64_t)AT_FDCWD));
 	_cleanup_free_ char *s = NULL;
@@ -191,6 +191,8 @@ static int decode_path(pid_t pid, const struct tg_syscall *sc, const struct raw 
 	int e = tg_mem_read_string(pid, ptr, PATH_MAX, &s);
 	if (e < 0)
 		return e;
+	if (raw_out && !(*raw_out = tg_strdup(s)))
+		return -ENOMEM;
 	if (s[0] == '\0') {
 		/* execveat(fd, "", AT_EMPTY_PATH) of a memfd reads "/memfd:x
 		 * (deleted)": kept as is so a policy can refuse it. */
@@ -314,7 +316,7 @@ static void decode_ids(const struct raw *r, struct tg_op *op)
 }
 
 static int decode_paths(pid_t pid, const struct tg_syscall *sc, const struct raw *r, struct tg_op *op,
-                        uint64_t resolve)
+                        uint64_t resolve, char **raw_path)
 {
 	int e = 0;
 	bool at = has(r, TG_A_ATFLAGS);
@@ -326,14 +328,19 @@ static int decode_paths(pid_t pid, const struct tg_syscall *sc, const struct raw
 	}
 	if (has(r, TG_A_PATH)) {
 		op->follow = want_follow(sc, op, resolve);
-		e = decode_path(pid, sc, r, TG_A_PATH, TG_A_DIRFD, op->follow, at, &op->path);
+		e = decode_path(pid, sc, r, TG_A_PATH, TG_A_DIRFD, op->follow, at, &op->path, raw_path);
 	}
 	if (e == 0 && has(r, TG_A_PATH2))
-		e = decode_path(pid, sc, r, TG_A_PATH2, TG_A_DIRFD2, false, false, &op->path2);
+		e = decode_path(pid, sc, r, TG_A_PATH2, TG_A_DIRFD2, false, false, &op->path2, NULL);
 	return e;
 }
 
 int tg_decode(pid_t pid, long nr, const uint64_t args[6], struct tg_op *op)
+{
+	return tg_decode_full(pid, nr, args, op, NULL);
+}
+
+int tg_decode_full(pid_t pid, long nr, const uint64_t args[6], struct tg_op *op, char **raw_path)
 {
 	const struct tg_syscall *sc = tg_syscall_by_nr(nr);
 	uint64_t resolve = 0;
@@ -372,5 +379,5 @@ int tg_decode(pid_t pid, long nr, const uint64_t args[6], struct tg_op *op)
 	e = decode_strings(pid, &r, op);
 	if (e < 0)
 		return e;
-	return decode_paths(pid, sc, &r, op, resolve);
+	return decode_paths(pid, sc, &r, op, resolve, raw_path);
 }

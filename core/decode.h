@@ -24,6 +24,12 @@
  * which the tracer then returns to the tracee without running the call. */
 int tg_decode(pid_t pid, long nr, const uint64_t args[6], struct tg_op *op);
 
+/* Same, and when raw_path is not NULL, *raw_path receives a copy of the
+ * first path argument exactly as read (the text the policy's op->path was
+ * resolved from; NULL when the call has none). The exec re-check compares
+ * it with what the kernel really ran. */
+int tg_decode_full(pid_t pid, long nr, const uint64_t args[6], struct tg_op *op, char **raw_path);
+
 /* Read len bytes at addr in pid's memory. 0 or -errno (-EFAULT when
  * unmapped). */
 int tg_mem_read(pid_t pid, uint64_t addr, void *buf, size_t len);

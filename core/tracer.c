@@ -23,6 +23,7 @@
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/user.h>
 #include <sys/wait.h>
@@ -45,11 +46,20 @@ struct child_error {
 	int err;
 };
 
+/* What the policy allowed at a thread's execve stop, re-checked against
+ * what the kernel really runs at PTRACE_EVENT_EXEC. */
+struct vetted {
+	char **argv;
+	char *filename;          /* the program as a #! interpreter receives it */
+	dev_t dev;
+	ino_t ino;               /* 0 when the program could not be stat'ed */
+};
+
 struct task {
 	pid_t tid;
 	pid_t tgid;
 	bool announced;          /* on_spawn() called (or the main child) */
-	char **vetted_argv;      /* argv allowed at this thread's last execve stop */
+	struct vetted *vetted;   /* this thread's last allowed execve */
 	struct task *next;
 };
 
@@ -72,6 +82,15 @@ struct tracer {
 };
 
 /* ---- tasks ---- */
+
+static void vetted_free(struct vetted *v)
+{
+	if (!v)
+		return;
+	tg_strv_free(v->argv);
+	free(v->filename);
+	free(v);
+}
 
 static struct task **slot(struct tracer *t, pid_t tid)
 {
@@ -108,7 +127,7 @@ static void task_del(struct tracer *t, pid_t tid)
 	if (!d)
 		return;
 	*p = d->next;
-	tg_strv_free(d->vetted_argv);
+	vetted_free(d->vetted);
 	free(d);
 	t->ntasks--;
 }
@@ -263,18 +282,60 @@ static struct task *adopt(struct tracer *t, pid_t pid)
 	return k;
 }
 
-static void remember_exec(struct tracer *t, pid_t pid, const struct tg_op *op)
+/* The name the kernel gives the program (bprm->filename): a #! or
+ * binfmt_misc interpreter receives it in its argv. */
+static char *exec_filename(const char *raw, int dirfd)
+{
+	if (raw[0] == '/' || dirfd == AT_FDCWD)
+		return tg_strdup(raw);
+	if (raw[0] == '\0')
+		return tg_asprintf("/dev/fd/%d", dirfd);
+	return tg_asprintf("/dev/fd/%d/%s", dirfd, raw);
+}
+
+static struct vetted *vet_exec(pid_t pid, const struct tg_op *op, const uint64_t args[6], const char *raw)
+{
+	struct vetted *v = calloc(1, sizeof(*v));
+	int dirfd = op->nr == SYS_execveat ? (int)(int32_t)args[0] : AT_FDCWD;
+	char spath[PATH_MAX + 64];
+	struct stat st;
+
+	if (!v || !raw || !op->path)
+		goto fail;
+	/* An empty argv reaches the program as { "" } (Linux >= 5.18). */
+	v->argv = op->argc ? tg_strv_dup(op->argv) : NULL;
+	if (!op->argc && tg_strv_push(&v->argv, "") < 0)
+		goto fail;
+	v->filename = exec_filename(raw, dirfd);
+	if (!v->argv || !v->filename)
+		goto fail;
+	if (raw[0] == '\0')
+		snprintf(spath, sizeof(spath), "/proc/%d/fd/%d", (int)pid, dirfd);
+	else
+		snprintf(spath, sizeof(spath), "/proc/%d/root%s", (int)pid, op->path);
+	if (stat(spath, &st) == 0) {
+		v->dev = st.st_dev;
+		v->ino = st.st_ino;
+	}
+	return v;
+fail:
+	vetted_free(v);
+	return NULL;
+}
+
+static void remember_exec(struct tracer *t, pid_t pid, const struct tg_op *op, const uint64_t args[6],
+                          const char *raw)
 {
 	struct task *k = adopt(t, pid);
 	if (!k)
 		return;
-	tg_strv_free(k->vetted_argv);
-	k->vetted_argv = tg_strv_dup(op->argv);
-	if (!k->vetted_argv)
-		t->fatal = -ENOMEM;
+	vetted_free(k->vetted);
+	k->vetted = vet_exec(pid, op, args, raw);
+	/* Without a record the exec event will kill the tree: fail closed. */
 }
 
-static void judge(struct tracer *t, pid_t pid, const struct tg_op *op)
+static void judge(struct tracer *t, pid_t pid, const struct tg_op *op, const uint64_t args[6],
+                  const char *raw)
 {
 	struct tg_decision dec = { .kind = TG_DEC_ALLOW };
 
@@ -283,7 +344,7 @@ static void judge(struct tracer *t, pid_t pid, const struct tg_op *op)
 	switch (dec.kind) {
 	case TG_DEC_ALLOW:
 		if (op->kind == TG_OP_EXEC)
-			remember_exec(t, pid, op);
+			remember_exec(t, pid, op, args, raw);
 		resume(pid, 0);
 		break;
 	case TG_DEC_DENY:
@@ -316,14 +377,15 @@ static void on_seccomp(struct tracer *t, pid_t pid, int status)
 		kill(pid, SIGKILL);
 		return;
 	}
-	int r = tg_decode(pid, (long)info.seccomp.nr, info.seccomp.args, &op);
+	_cleanup_free_ char *raw = NULL;
+	int r = tg_decode_full(pid, (long)info.seccomp.nr, info.seccomp.args, &op, &raw);
 	if (r == TG_DECODE_SKIP)
 		resume(pid, 0);
 	else if (r < 0)
 		/* Unreadable arguments: fail the call as the kernel would. */
 		(void)deny(pid, -r);
 	else
-		judge(t, pid, &op);
+		judge(t, pid, &op, info.seccomp.args, raw);
 	tg_op_clear(&op);
 }
 
@@ -387,15 +449,6 @@ static char **split_cmdline(const char *buf, size_t len)
 	return steal_pointer(&v);
 }
 
-static bool strv_equal(char *const *a, char *const *b)
-{
-	size_t i = 0;
-	for (; a[i] && b[i]; i++)
-		if (strcmp(a[i], b[i]) != 0)
-			return false;
-	return !a[i] && !b[i];
-}
-
 /* A thread other than the leader exec'd: it now carries the leader's pid,
  * and its old tid never reports again (ptrace(2), "execve under ptrace"). */
 static struct task *exec_takeover(struct tracer *t, pid_t pid, pid_t former)
@@ -403,8 +456,8 @@ static struct task *exec_takeover(struct tracer *t, pid_t pid, pid_t former)
 	struct task *k = adopt(t, pid);
 	struct task *f = former != pid ? task_find(t, former) : NULL;
 	if (k && f) {
-		tg_strv_free(k->vetted_argv);
-		k->vetted_argv = steal_pointer(&f->vetted_argv);
+		vetted_free(k->vetted);
+		k->vetted = steal_pointer(&f->vetted);
 		task_del(t, former);
 	}
 	if (k)
@@ -422,29 +475,62 @@ static char *read_link(const char *path)
 	return tg_strdup(buf);
 }
 
+static bool strv_equal_at(char *const *real, size_t at, char *const *want, size_t from)
+{
+	for (; want[from]; from++, at++)
+		if (!real[at] || strcmp(real[at], want[from]) != 0)
+			return false;
+	return !real[at];
+}
+
+/* The kernel ran the vetted file itself with the vetted argv, or an
+ * interpreter got [interp, (arg), filename, (argv0 with binfmt_misc P),
+ * argv[1]...]: argv[1...] and the filename must be exactly what was vetted. */
+static bool exec_matches(const struct vetted *v, char *const *real, const struct stat *exe)
+{
+	size_t vn, rn;
+
+	if (!v || !real)
+		return false;
+	if (exe && v->ino && exe->st_ino == v->ino && exe->st_dev == v->dev)
+		return strv_equal_at(real, 0, v->argv, 0);
+	vn = tg_strv_len(v->argv);
+	rn = tg_strv_len(real);
+	if (rn < vn + 1 || !strv_equal_at(real, rn - vn + 1, v->argv, 1))
+		return false;
+	if (strcmp(real[rn - vn], v->filename) == 0)
+		return true;
+	return rn >= vn + 2 && strcmp(real[rn - vn], v->argv[0]) == 0 &&
+	       strcmp(real[rn - vn - 1], v->filename) == 0;
+}
+
 /* sudo's intercept check: what really runs must be what the policy saw at
- * the execve stop, or a second thread rewrote argv in between. */
+ * the execve stop, or a second thread rewrote argv or the path in between. */
 static void on_exec_ev(struct tracer *t, pid_t pid, int status)
 {
 	unsigned long former = (unsigned long)pid;
 	_cleanup_free_ char *buf = NULL, *exe = NULL;
 	_cleanup_strv_ char **argv = NULL;
-	_cleanup_strv_ char **vetted = NULL;
+	struct vetted *vetted = NULL;
+	struct stat st;
 	char path[64];
 	size_t len = 0;
+	bool ok;
 
 	(void)ptrace(PTRACE_GETEVENTMSG, pid, 0L, &former);
 	struct task *k = exec_takeover(t, pid, (pid_t)former);
 	if (k)
-		vetted = steal_pointer(&k->vetted_argv);
+		vetted = steal_pointer(&k->vetted);
 	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
 	if (tg_read_file(path, &buf, &len, TG_CMDLINE_MAX) == 0)
 		argv = split_cmdline(buf, len);
-	if (!argv || !vetted || !strv_equal(argv, vetted)) {
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	ok = exec_matches(vetted, argv, stat(path, &st) == 0 ? &st : NULL);
+	vetted_free(vetted);
+	if (!ok) {
 		tracer_kill(t, pid, "argv changed between check and exec");
 		return;
 	}
-	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
 	exe = read_link(path);
 	if (t->hooks && t->hooks->on_exec)
 		t->hooks->on_exec(t->hooks->ud, pid, exe ? exe : "", argv);

@@ -209,6 +209,28 @@ t_argv_race() {
 	drv -- "$TREE" argv-race 500
 	log_has "^kill .* argv changed between check and exec"
 	log_has "result end=tracer-kill"
+	drv -- "$TREE" path-race 500
+	log_has "^kill .* argv changed between check and exec"
+	log_has "result end=tracer-kill"
+}
+
+# #! scripts: the kernel hands the interpreter [interp, (arg), path,
+# argv[1]...]; the exec re-check must accept that, nested too.
+t_scripts() {
+	printf '#!/bin/sh\necho "$1"; exit 4\n' >s1
+	printf '#!/bin/sh -e\necho "$1"; exit 5\n' >s2
+	printf '#!/usr/bin/env sh\necho "$1"; exit 6\n' >s3
+	printf '#!%s/s1\n' "$W" >s4
+	chmod +x s1 s2 s3 s4
+	for s in s1:4 s2:5 s3:6 s4:4; do
+		drv -- "./${s%:*}" "arg of ${s%:*}" >"$TG_TMP/stdout"
+		assert_eq "script ${s%:*}" "${s#*:}" "$RC"
+		log_lacks "^kill "
+	done
+	assert_eq "nested script argv" "./s4" "$(cat "$TG_TMP/stdout")"
+	drv -- /bin/sh -c "cd '$W' && PATH='$W' s1 x"
+	assert_eq "script via PATH" 4 "$RC"
+	log_lacks "^kill "
 }
 
 # Every trapped syscall and its *at variant reaches the tracer with the

@@ -8,6 +8,7 @@
  *                          touches FILE; the main child exits 0 at once
  *   tree argv-race N       a second thread keeps rewriting argv while the
  *                          first execs /bin/true with it (N attempts)
+ *   tree path-race N       same, rewriting the program path between /bin/true and /bin/echo
  *   tree sleep MS          sleep, then exit 0
  *   tree ignore-term MS    ignore SIGTERM, sleep MS, exit 0
  *   tree count-int MS      count SIGINTs: wait for the first, then MS more; exit with the count
@@ -180,6 +181,32 @@ static int argv_race(int n)
 	return 0;
 }
 
+static char path_buf[16] = "/bin/true";
+
+static void *path_flipper(void *arg)
+{
+	for (unsigned long i = 0; atomic_load(&racing); i++)
+		memcpy(path_buf, i & 1 ? "/bin/echo" : "/bin/true", 10);
+	return NULL;
+}
+
+static int path_race(int n)
+{
+	char *argv[] = { "prog", NULL };
+	for (int i = 0; i < n; i++) {
+		pid_t p = fork();
+		if (p == 0) {
+			pthread_t t;
+			pthread_create(&t, NULL, path_flipper, NULL);
+			for (;;)
+				syscall(SYS_execve, path_buf, argv, NULL);
+		}
+		int st;
+		waitpid(p, &st, 0);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
@@ -202,6 +229,8 @@ int main(int argc, char **argv)
 		return daemonize(argv[2]);
 	if (strcmp(mode, "argv-race") == 0)
 		return argv_race(atoi(argv[2]));
+	if (strcmp(mode, "path-race") == 0)
+		return path_race(atoi(argv[2]));
 	if (strcmp(mode, "sleep") == 0) {
 		msleep(atol(argv[2]));
 		return 0;
