@@ -51,6 +51,6 @@ grep -o '\\-\\-[a-z]\([a-z0-9]\|\\-\)*' "$DOCS/txguard.1" | sed 's/\\//g' | sort
 [ -s "$TG_TMP/help.opts" ] || fail "no long option found in --help"
 missing=$(comm -23 "$TG_TMP/help.opts" "$TG_TMP/man.opts")
 extra=$(comm -13 "$TG_TMP/help.opts" "$TG_TMP/man.opts")
-[ -z "$missing" ] || fail "in --help but not in txguard.1: $(echo $missing)"
-[ -z "$extra" ] || fail "in txguard.1 but in no --help: $(echo $extra)"
+[ -z "$missing" ] || fail "in --help but not in txguard.1: $(echo "$missing" | tr "\n" " ")"
+[ -z "$extra" ] || fail "in txguard.1 but in no --help: $(echo "$extra" | tr "\n" " ")"
 echo "manpage: $(wc -l <"$TG_TMP/help.opts") long options agree"
