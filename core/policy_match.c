@@ -456,9 +456,15 @@ static bool deny_read_hit(const struct tg_match_env *env, const char *path)
 	const struct tg_policy *p = env->p;
 	if (env->workspace && under(path, env->workspace))
 		return false;
-	for (size_t i = 0; p && i < p->deny_read.n; i++)
+	/* An entry names a file or a directory and everything below it. */
+	for (size_t i = 0; p && i < p->deny_read.n; i++) {
+		char sub[BUF];
 		if (pathglob(env, p->deny_read.v[i], path, true))
 			return true;
+		snprintf(sub, sizeof(sub), "%s/**", p->deny_read.v[i]);
+		if (pathglob(env, sub, path, true))
+			return true;
+	}
 	return false;
 }
 
