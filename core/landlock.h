@@ -12,6 +12,10 @@
  *   - an entry created LATER in a directory on the way to an excluded path
  *     (e.g. a new file in $HOME when ~/.ssh is denied, or in "/") has no
  *     rule: it is neither readable nor writable by the tree;
+ *   - likewise a writable tree that CONTAINS an excluded path (workspace =
+ *     $HOME with ~/.ssh denied) loses the right to create entries in the
+ *     directories on the way to it, its own top included: keep secrets and
+ *     the state dir out of writable trees (or leave such entries out);
  *   - directory listings stay allowed everywhere (file names of a denied
  *     directory are visible, its contents are not);
  *   - a second name for a denied file (hard link, bind mount) is not denied;

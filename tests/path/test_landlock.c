@@ -301,3 +301,43 @@ Test(landlock, bad_spec)
 	spec = (struct tg_landlock_spec){ .writable = rel, .nwritable = 1 };
 	cr_expect_eq(tg_landlock_build(&spec, NULL), -EINVAL);
 }
+
+/* A denied path inside the workspace (documented limit): its siblings stay
+ * writable, but the directories on the way to it (the workspace itself
+ * included) get no rule of their own, so a NEW entry at their level cannot
+ * be created. Callers should keep secrets out of writable trees. */
+static int body_secret_in_ws(void)
+{
+	const char *w[] = { at("ws") };
+	const char *d[] = { at("ws/sub/.env") };
+	struct tg_landlock_spec spec = { .writable = w, .nwritable = 1, .deny_read = d, .ndeny_read = 1 };
+	if (tg_landlock_restrict(&spec) < 0)
+		return 100;
+	if (!open_is(at("ws/sub/.env"), O_RDONLY, EACCES))
+		return 1;
+	if (!open_is(at("ws/sub/.env"), O_WRONLY, EACCES))
+		return 2;
+	if (!open_is(at("ws/file"), O_WRONLY | O_TRUNC, 0))
+		return 3;
+	/* ws itself is on the way to the secret: no new entries at its top. */
+	if (!open_is(at("ws/new"), O_CREAT | O_WRONLY, EACCES))
+		return 4;
+	if (!open_is(at("ws/other/new"), O_CREAT | O_WRONLY, 0))
+		return 7;
+	if (!open_is(at("ws/sub/new"), O_CREAT | O_WRONLY, EACCES))
+		return 5;
+	/* Renaming the secret does not make it readable. */
+	if (rename(at("ws/sub/.env"), at("ws/sub/plain")) == 0 && !open_is(at("ws/sub/plain"), O_RDONLY, EACCES))
+		return 6;
+	return 0;
+}
+
+Test(landlock, secret_inside_workspace)
+{
+	need_landlock();
+	cr_assert_eq(mkdir(at("ws/sub"), 0755), 0);
+	cr_assert_eq(mkdir(at("ws/other"), 0755), 0);
+	put("ws/sub/.env", "TOKEN");
+	int rc = run_child(body_secret_in_ws);
+	cr_expect_eq(rc, 0, "failed step %d (100 = restrict failed)", rc);
+}
