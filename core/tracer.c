@@ -34,6 +34,7 @@
 
 #define TG_TASK_BUCKETS 1024
 #define TG_CMDLINE_MAX (64u << 20)
+#define TG_POLL_MAX_MS 1000
 #define TG_PTRACE_OPTIONS                                                                          \
 	(PTRACE_O_EXITKILL | PTRACE_O_TRACESECCOMP | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |    \
 	 PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC)
@@ -600,8 +601,10 @@ static int poll_timeout_ms(const struct tracer *t)
 	for (size_t i = 0; i < TG_ARRAY_SIZE(at); i++)
 		if (at[i] && (!next || at[i] < next))
 			next = at[i];
-	if (!next)
-		return -1;
+	/* Every stop raises SIGCHLD, so the signalfd wakes us; the cap is
+	 * only a safety net should a notification ever be lost. */
+	if (!next || next - now > TG_POLL_MAX_MS * 1000000ull)
+		return next && next <= now ? 0 : TG_POLL_MAX_MS;
 	if (next <= now)
 		return 0;
 	return (int)((next - now + 999999) / 1000000);
