@@ -145,8 +145,18 @@ FAILED=()
 
 say() { printf '%s\n' "$*"; }
 
+# The case's stderr, indented; long ones (the race cases repeat the same
+# denial line) as head and tail.
 show_err() {
-	sed -n '1,40s/^/    | /p' "$ROOT/case.err"
+	local n
+	n=$(wc -l <"$ROOT/case.err")
+	if [ "$n" -le 30 ]; then
+		sed 's/^/    | /' "$ROOT/case.err"
+	else
+		sed -n '1,12s/^/    | /p' "$ROOT/case.err"
+		echo "    | ... ($((n - 24)) more lines)"
+		tail -n 12 "$ROOT/case.err" | sed 's/^/    | /'
+	fi
 }
 
 # Evidence beyond the exit code; appends to REASONS.
