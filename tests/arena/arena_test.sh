@@ -76,7 +76,10 @@ assert_eq "refusal exit code" 125 "$rc"
 [ ! -e "$TG_TMP/ran" ] || fail "CMD ran although the self-check failed"
 grep -q refusing "$TG_TMP/err" || fail "no refusal message: $(cat "$TG_TMP/err")"
 
-# 5. Usage errors are setup errors.
+# 5. CMD starts in the caller's directory.
+assert_eq "cwd" "$(cd "$TXGUARD_SOURCE_DIR" && pwd -P)" "$(cd "$TXGUARD_SOURCE_DIR" && "$ARENA" pwd -P)"
+
+# 6. Usage errors are setup errors.
 rc=0; "$ARENA" -- 2>/dev/null || rc=$?
 assert_eq "no command" 125 "$rc"
 echo "arena: ok"
