@@ -9,6 +9,8 @@
  *   tree argv-race N       a second thread keeps rewriting argv while the
  *                          first execs /bin/true with it (N attempts)
  *   tree path-race N       same, rewriting the program path between /bin/true and /bin/echo
+ *   tree bench-trap N FILE N trapped calls (chmod FILE); prints ns per call
+ *   tree bench-free N FILE N untrapped calls (stat FILE); prints ns per call
  *   tree sleep MS          sleep, then exit 0
  *   tree ignore-term MS    ignore SIGTERM, sleep MS, exit 0
  *   tree count-int MS      count SIGINTs: wait for the first, then MS more; exit with the count
@@ -19,9 +21,11 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -207,6 +211,24 @@ static int path_race(int n)
 	return 0;
 }
 
+static long now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000L + ts.tv_nsec;
+}
+
+static int bench(int n, const char *file, bool trapped)
+{
+	struct stat st;
+	long t0 = now_ns();
+	for (int i = 0; i < n; i++)
+		if (trapped ? chmod(file, 0644) : stat(file, &st))
+			return 1;
+	printf("%ld ns per %s call\n", (now_ns() - t0) / n, trapped ? "trapped" : "untrapped");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
@@ -231,6 +253,8 @@ int main(int argc, char **argv)
 		return argv_race(atoi(argv[2]));
 	if (strcmp(mode, "path-race") == 0)
 		return path_race(atoi(argv[2]));
+	if (strcmp(mode, "bench-trap") == 0 || strcmp(mode, "bench-free") == 0)
+		return argc > 3 ? bench(atoi(argv[2]), argv[3], mode[6] == 't') : 125;
 	if (strcmp(mode, "sleep") == 0) {
 		msleep(atol(argv[2]));
 		return 0;
