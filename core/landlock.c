@@ -80,7 +80,9 @@ int tg_landlock_probe(void)
 
 /* Filesystem rights this ABI handles. IOCTL_DEV (ABI 5) is left unhandled
  * on purpose: terminal ioctls must keep working and ioctls are not what
- * this boundary is for. */
+ * this boundary is for. Network rights (ABI 4) and scopes (ABI 6) are not
+ * handled either: connect() is judged by the tracer's policy, and scoping
+ * signals or abstract sockets would break ordinary process trees. */
 static uint64_t handled_for_abi(int abi)
 {
 	uint64_t h = LL_READ | LL_WRITE;
