@@ -1,1 +1,399 @@
-/* args.c — placeholder until the CLI lands. */
+/* args.c — parse txguard's command line into struct tg_opts.
+ *
+ * Kept apart from main() so tests/cli can call tg_parse_args() directly.
+ * The option table is the single source of truth for --help and the man
+ * page test (tests/audit/manpage_test.sh compares the two).
+ */
+#include <fnmatch.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "audit.h"
+#include "cli.h"
+
+enum {
+	OPT_NO_DEFAULT_POLICY = 1000, OPT_STATE_DIR, OPT_ROLLBACK_ON, OPT_AUDIT_ONLY,
+	OPT_TIMEOUT, OPT_KILL_AFTER, OPT_GRACE, OPT_MAX_PROCS, OPT_MEMORY_LIMIT,
+	OPT_MAX_FILE_SIZE, OPT_ENV_ALLOW, OPT_ENV_DENY, OPT_STRIP_SECRETS, OPT_REPORT,
+	OPT_REPORT_FD, OPT_LOG, OPT_LOG_FD, OPT_LOG_LEVEL, OPT_LOCK, OPT_TX,
+	OPT_TX_FAILURE, OPT_COLOR, OPT_JSON, OPT_FORCE,
+};
+
+static const struct option long_opts[] = {
+	{ "workspace", required_argument, NULL, 'w' },
+	{ "policy", required_argument, NULL, 'p' },
+	{ "no-default-policy", no_argument, NULL, OPT_NO_DEFAULT_POLICY },
+	{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
+	{ "rollback-on", required_argument, NULL, OPT_ROLLBACK_ON },
+	{ "audit-only", no_argument, NULL, OPT_AUDIT_ONLY },
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "kill-after", required_argument, NULL, OPT_KILL_AFTER },
+	{ "grace", required_argument, NULL, OPT_GRACE },
+	{ "max-procs", required_argument, NULL, OPT_MAX_PROCS },
+	{ "memory-limit", required_argument, NULL, OPT_MEMORY_LIMIT },
+	{ "max-file-size", required_argument, NULL, OPT_MAX_FILE_SIZE },
+	{ "env-allow", required_argument, NULL, OPT_ENV_ALLOW },
+	{ "env-deny", required_argument, NULL, OPT_ENV_DENY },
+	{ "strip-secrets", no_argument, NULL, OPT_STRIP_SECRETS },
+	{ "report", required_argument, NULL, OPT_REPORT },
+	{ "report-fd", required_argument, NULL, OPT_REPORT_FD },
+	{ "log", required_argument, NULL, OPT_LOG },
+	{ "log-fd", required_argument, NULL, OPT_LOG_FD },
+	{ "log-level", required_argument, NULL, OPT_LOG_LEVEL },
+	{ "lock", required_argument, NULL, OPT_LOCK },
+	{ "tx", required_argument, NULL, OPT_TX },
+	{ "tx-failure", required_argument, NULL, OPT_TX_FAILURE },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "color", required_argument, NULL, OPT_COLOR },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "force", no_argument, NULL, OPT_FORCE },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const struct {
+	const char *word, *word2;
+	enum tg_subcmd cmd;
+} subcmds[] = {
+	{ "run", NULL, TG_CMD_RUN },
+	{ "policy", "check", TG_CMD_POLICY_CHECK },
+	{ "policy", "explain", TG_CMD_POLICY_EXPLAIN },
+	{ "doctor", NULL, TG_CMD_DOCTOR },
+	{ "recover", NULL, TG_CMD_RECOVER },
+	{ "log", NULL, TG_CMD_LOG },
+	{ "show", NULL, TG_CMD_SHOW },
+	{ "diff", NULL, TG_CMD_DIFF },
+	{ "undo", NULL, TG_CMD_UNDO },
+	{ "begin", NULL, TG_CMD_BEGIN },
+	{ "commit", NULL, TG_CMD_COMMIT },
+	{ "rollback", NULL, TG_CMD_ROLLBACK },
+	{ "help", NULL, TG_CMD_HELP },
+};
+
+static int bad(FILE *err, const char *fmt, ...) TG_PRINTF(2, 3);
+static int bad(FILE *err, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("txguard: ", err);
+	vfprintf(err, fmt, ap);
+	fputs("\nTry 'txguard --help' for more information.\n", err);
+	va_end(ap);
+	return -EINVAL;
+}
+
+static int parse_ulong(const char *s, unsigned long max, unsigned long *out)
+{
+	char *end = NULL;
+	errno = 0;
+	unsigned long v = strtoul(s, &end, 10);
+	if (errno || !*s || *end || *s == '-' || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static int parse_fd(const char *s, int *out)
+{
+	unsigned long v;
+	if (parse_ulong(s, INT_MAX, &v) < 0)
+		return -EINVAL;
+	*out = (int)v;
+	return 0;
+}
+
+static int parse_rollback_on(const char *s, struct tg_opts *o)
+{
+	static const struct { const char *name; enum tg_rollback_on v; } words[] = {
+		{ "failure", TG_RB_FAILURE }, { "signal", TG_RB_SIGNAL },
+		{ "never", TG_RB_NEVER }, { "always", TG_RB_ALWAYS },
+	};
+	o->rollback_on_text = s;
+	for (size_t i = 0; i < TG_ARRAY_SIZE(words); i++) {
+		if (strcmp(s, words[i].name) == 0) {
+			o->rollback_on = words[i].v;
+			return 0;
+		}
+	}
+	/* A comma list of exit codes that count as failure. */
+	_cleanup_free_ char *copy = tg_strdup(s);
+	if (!copy)
+		return -ENOMEM;
+	o->nrollback_codes = 0;
+	char *save = NULL;
+	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		unsigned long code;
+		if (parse_ulong(tok, 255, &code) < 0 || o->nrollback_codes == TG_MAX_CODES)
+			return -EINVAL;
+		o->rollback_codes[o->nrollback_codes++] = (int)code;
+	}
+	if (o->nrollback_codes == 0)
+		return -EINVAL;
+	o->rollback_on = TG_RB_CODES;
+	return 0;
+}
+
+static int parse_log_level(const char *s, int *out)
+{
+	if (strcmp(s, "decisions") == 0)
+		*out = TG_LOG_DECISIONS;
+	else if (strcmp(s, "exec") == 0)
+		*out = TG_LOG_EXEC;
+	else if (strcmp(s, "all") == 0)
+		*out = TG_LOG_ALL;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+/* Find the subcommand named by argv[1] (and argv[2] for "policy").
+ * Returns how many words it took, 0 for the implicit run. */
+static int parse_subcmd(int argc, char **argv, struct tg_opts *o, FILE *err)
+{
+	if (argc < 2 || argv[1][0] == '-') {
+		o->cmd = TG_CMD_RUN;
+		return 0;
+	}
+	for (size_t i = 0; i < TG_ARRAY_SIZE(subcmds); i++) {
+		if (strcmp(argv[1], subcmds[i].word) != 0)
+			continue;
+		if (!subcmds[i].word2) {
+			o->cmd = subcmds[i].cmd;
+			return 1;
+		}
+		if (argc > 2 && strcmp(argv[2], subcmds[i].word2) == 0) {
+			o->cmd = subcmds[i].cmd;
+			return 2;
+		}
+	}
+	if (strcmp(argv[1], "policy") == 0) {
+		if (argc > 2 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0)) {
+			o->cmd = TG_CMD_HELP;
+			o->help_topic = "policy";
+			return -1;
+		}
+		return bad(err, "'policy' needs 'check' or 'explain', got '%s'", argc > 2 ? argv[2] : "");
+	}
+	return bad(err, "unknown subcommand '%s' (to run a command, put it after '--')", argv[1]);
+}
+
+static int set_option(int c, const char *arg, struct tg_opts *o, FILE *err)
+{
+	int r = 0;
+	switch (c) {
+	case 'w': o->workspace = arg; break;
+	case 'p': r = tg_strv_push(&o->policies, arg); break;
+	case OPT_NO_DEFAULT_POLICY: o->no_default_policy = true; break;
+	case OPT_STATE_DIR: o->state_dir = arg; break;
+	case OPT_ROLLBACK_ON:
+		if (parse_rollback_on(arg, o) < 0)
+			return bad(err, "--rollback-on: '%s' is not failure, signal, never, always or a list of exit codes (e.g. 2,3)", arg);
+		break;
+	case OPT_AUDIT_ONLY: o->audit_only = true; break;
+	case OPT_TIMEOUT:
+		if (tg_parse_duration_ms(arg, &o->timeout_ms) < 0 || o->timeout_ms == 0)
+			return bad(err, "--timeout: '%s' is not a duration like 30s, 500ms, 2m", arg);
+		break;
+	case OPT_KILL_AFTER:
+		if (tg_parse_duration_ms(arg, &o->kill_after_ms) < 0)
+			return bad(err, "--kill-after: '%s' is not a duration like 2s", arg);
+		break;
+	case OPT_GRACE:
+		if (tg_parse_duration_ms(arg, &o->grace_ms) < 0)
+			return bad(err, "--grace: '%s' is not a duration like 1s", arg);
+		break;
+	case OPT_MAX_PROCS:
+		if (parse_ulong(arg, 1ul << 22, &o->max_procs) < 0 || o->max_procs == 0)
+			return bad(err, "--max-procs: '%s' is not a number between 1 and 4194304", arg);
+		break;
+	case OPT_MEMORY_LIMIT:
+		if (tg_parse_size(arg, &o->memory_limit) < 0 || o->memory_limit == 0)
+			return bad(err, "--memory-limit: '%s' is not a size like 512M or 2G", arg);
+		break;
+	case OPT_MAX_FILE_SIZE:
+		if (tg_parse_size(arg, &o->max_file_size) < 0 || o->max_file_size == 0)
+			return bad(err, "--max-file-size: '%s' is not a size like 100M", arg);
+		break;
+	case OPT_ENV_ALLOW: r = tg_strv_push(&o->env_allow, arg); break;
+	case OPT_ENV_DENY: r = tg_strv_push(&o->env_deny, arg); break;
+	case OPT_STRIP_SECRETS: o->strip_secrets = true; break;
+	case OPT_REPORT: o->report_path = arg; break;
+	case OPT_REPORT_FD:
+		if (parse_fd(arg, &o->report_fd) < 0)
+			return bad(err, "--report-fd: '%s' is not a file descriptor number", arg);
+		break;
+	case OPT_LOG: o->log_path = arg; break;
+	case OPT_LOG_FD:
+		if (parse_fd(arg, &o->log_fd) < 0)
+			return bad(err, "--log-fd: '%s' is not a file descriptor number", arg);
+		break;
+	case OPT_LOG_LEVEL:
+		if (parse_log_level(arg, &o->log_level) < 0)
+			return bad(err, "--log-level: '%s' is not decisions, exec or all", arg);
+		break;
+	case OPT_LOCK:
+		if (strcmp(arg, "wait") == 0)
+			o->lock_fail = false;
+		else if (strcmp(arg, "fail") == 0)
+			o->lock_fail = true;
+		else
+			return bad(err, "--lock: '%s' is not wait or fail", arg);
+		break;
+	case OPT_TX: o->tx = arg; break;
+	case OPT_TX_FAILURE:
+		if (strcmp(arg, "self") == 0)
+			o->tx_failure_all = false;
+		else if (strcmp(arg, "all") == 0)
+			o->tx_failure_all = true;
+		else
+			return bad(err, "--tx-failure: '%s' is not self or all", arg);
+		break;
+	case 'q': o->quiet = true; break;
+	case OPT_COLOR:
+		if (strcmp(arg, "auto") == 0)
+			o->color = TG_COLOR_AUTO;
+		else if (strcmp(arg, "always") == 0)
+			o->color = TG_COLOR_ALWAYS;
+		else if (strcmp(arg, "never") == 0)
+			o->color = TG_COLOR_NEVER;
+		else
+			return bad(err, "--color: '%s' is not auto, always or never", arg);
+		break;
+	case OPT_JSON: o->json = true; break;
+	case OPT_FORCE: o->force = true; break;
+	default:
+		return -EINVAL;
+	}
+	return r;
+}
+
+/* Positional words after the options, per subcommand. */
+static int take_positionals(int n, char **rest, struct tg_opts *o, FILE *err, bool saw_dashdash)
+{
+	switch (o->cmd) {
+	case TG_CMD_RUN:
+		if (n == 0)
+			return bad(err, "%s", "no command to run: use 'txguard [OPTIONS] -- CMD [ARGS...]'");
+		o->argv = rest;
+		return 0;
+	case TG_CMD_POLICY_CHECK:
+		for (int i = 0; i < n; i++)
+			if (tg_strv_push(&o->policies, rest[i]) < 0)
+				return -ENOMEM;
+		return 0;
+	case TG_CMD_POLICY_EXPLAIN:
+		if (n > 0 && !saw_dashdash)
+			return bad(err, "%s", "policy explain: put the command after '--', e.g. txguard policy explain -- rm -rf /");
+		o->explain_argv = n > 0 ? rest : NULL;
+		return 0;
+	case TG_CMD_SHOW:
+	case TG_CMD_COMMIT:
+	case TG_CMD_ROLLBACK:
+		if (n != 1)
+			return bad(err, "%s", "this subcommand takes exactly one transaction ID");
+		o->id = rest[0];
+		return 0;
+	case TG_CMD_DIFF:
+		if (n < 1 || n > 2)
+			return bad(err, "%s", "usage: txguard diff ID [PATH]");
+		o->id = rest[0];
+		o->path = n > 1 ? rest[1] : NULL;
+		return 0;
+	case TG_CMD_UNDO:
+		if (n > 1)
+			return bad(err, "%s", "usage: txguard undo [ID] [--force]");
+		o->id = n ? rest[0] : NULL;
+		return 0;
+	case TG_CMD_HELP:
+		if (n > 1)
+			return bad(err, "%s", "usage: txguard help [SUBCOMMAND]");
+		o->help_topic = n ? rest[0] : NULL;
+		return 0;
+	default:
+		if (n > 0)
+			return bad(err, "unexpected argument '%s'", rest[0]);
+		return 0;
+	}
+}
+
+int tg_parse_args(int argc, char **argv, struct tg_opts *o, FILE *err)
+{
+	memset(o, 0, sizeof(*o));
+	o->report_fd = -1;
+	o->log_fd = -1;
+	o->kill_after_ms = 2000;
+	o->grace_ms = 1000;
+	o->max_procs = 4096;
+	o->rollback_on_text = "failure";
+	o->log_level = TG_LOG_DECISIONS;
+
+	int skip = parse_subcmd(argc, argv, o, err);
+	if (skip < 0)
+		return skip == -1 ? 0 : skip;
+	const char *topic = skip ? argv[1] : NULL;
+	if (o->cmd == TG_CMD_POLICY_CHECK || o->cmd == TG_CMD_POLICY_EXPLAIN)
+		topic = o->cmd == TG_CMD_POLICY_CHECK ? "policy check" : "policy explain";
+
+	/* getopt_long over argv shifted past the subcommand words; '+' stops
+	 * at the first non-option so the command's own flags stay its own. */
+	int sargc = argc - skip;
+	char **sargv = argv + skip;
+	optind = 0;
+	opterr = 0;
+	int c;
+	while ((c = getopt_long(sargc, sargv, "+w:p:qhV", long_opts, NULL)) != -1) {
+		if (c == 'h') {
+			o->help_topic = topic;
+			o->cmd = TG_CMD_HELP;
+			return 0;
+		}
+		if (c == 'V') {
+			o->cmd = TG_CMD_VERSION;
+			return 0;
+		}
+		if (c == '?' || c == ':') {
+			const char *w = sargv[optind - 1];
+			if (optopt && optopt < 256 && c == '?')
+				return bad(err, "unknown or incomplete option '%s'", w);
+			return bad(err, "unknown option or missing value: '%s'", w);
+		}
+		int r = set_option(c, optarg, o, err);
+		if (r < 0)
+			return r;
+	}
+	bool saw_dashdash = optind > 1 && strcmp(sargv[optind - 1], "--") == 0;
+	return take_positionals(sargc - optind, sargv + optind, o, err, saw_dashdash);
+}
+
+void tg_opts_free(struct tg_opts *o)
+{
+	tg_strv_free(o->policies);
+	tg_strv_free(o->env_allow);
+	tg_strv_free(o->env_deny);
+	o->policies = o->env_allow = o->env_deny = NULL;
+}
+
+bool tg_should_rollback(const struct tg_opts *o, bool signaled, bool killed, int exit_code)
+{
+	switch (o->rollback_on) {
+	case TG_RB_NEVER:
+		return false;
+	case TG_RB_ALWAYS:
+		return true;
+	case TG_RB_SIGNAL:
+		return signaled || killed;
+	case TG_RB_CODES:
+		if (signaled || killed)
+			return true;
+		for (size_t i = 0; i < o->nrollback_codes; i++)
+			if (o->rollback_codes[i] == exit_code)
+				return true;
+		return false;
+	case TG_RB_FAILURE:
+	default:
+		return signaled || killed || exit_code != 0;
+	}
+}

@@ -1,3 +1,111 @@
-/* cli.h — the command line: parsing (testable), dispatch, subcommands. */
+/* cli.h — txguard's command line: parsing (tested directly, minijail's
+ * split), dispatch and the subcommands. main() only calls tg_cli_main(). */
 #pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "util.h"
+
+enum tg_subcmd {
+	TG_CMD_NONE = 0,
+	TG_CMD_RUN,
+	TG_CMD_POLICY_CHECK,
+	TG_CMD_POLICY_EXPLAIN,
+	TG_CMD_DOCTOR,
+	TG_CMD_RECOVER,
+	TG_CMD_LOG,
+	TG_CMD_SHOW,
+	TG_CMD_DIFF,
+	TG_CMD_UNDO,
+	TG_CMD_BEGIN,
+	TG_CMD_COMMIT,
+	TG_CMD_ROLLBACK,
+	TG_CMD_HELP,
+	TG_CMD_VERSION,
+};
+
+enum tg_rollback_on {
+	TG_RB_FAILURE = 0,   /* non-zero exit, signal, kill, timeout */
+	TG_RB_SIGNAL,        /* only signals, kills and timeouts */
+	TG_RB_NEVER,
+	TG_RB_ALWAYS,
+	TG_RB_CODES,         /* only the listed exit codes (and signals, kills, timeouts) */
+};
+
+enum tg_color { TG_COLOR_AUTO = 0, TG_COLOR_ALWAYS, TG_COLOR_NEVER };
+
+#define TG_MAX_CODES 64
+
+struct tg_opts {
+	enum tg_subcmd cmd;
+	const char *help_topic;          /* `txguard help X` / `X --help` */
+
+	/* shared */
+	const char *workspace;
+	const char *state_dir;
+	char **policies;                 /* -p, in order */
+	bool no_default_policy;
+	bool json;
+
+	/* run */
+	char **argv;                     /* the command (points into the caller's argv) */
+	enum tg_rollback_on rollback_on;
+	int rollback_codes[TG_MAX_CODES];
+	size_t nrollback_codes;
+	const char *rollback_on_text;
+	bool audit_only;
+	uint64_t timeout_ms, kill_after_ms, grace_ms;
+	unsigned long max_procs;
+	uint64_t memory_limit, max_file_size;
+	char **env_allow, **env_deny;
+	bool strip_secrets;
+	const char *report_path, *log_path;
+	int report_fd, log_fd;
+	int log_level;                   /* enum tg_log_level */
+	bool lock_fail;
+	const char *tx;
+	bool tx_failure_all;
+	bool quiet;
+	enum tg_color color;
+
+	/* history and subcommand positionals */
+	const char *id;
+	const char *path;
+	bool force;
+	char **explain_argv;
+};
+
+/* Parse argv into *o. Returns 0, or -EINVAL after printing one line
+ * "txguard: ..." to err that says what is wrong and how to get help. */
+int tg_parse_args(int argc, char **argv, struct tg_opts *o, FILE *err);
+void tg_opts_free(struct tg_opts *o);
+
+/* Whether an exit status counts as failure under --rollback-on. */
+bool tg_should_rollback(const struct tg_opts *o, bool signaled, bool killed, int exit_code);
+
+/* Usage text of the tool or one subcommand (NULL = main). */
+void tg_print_help(const char *topic, FILE *out);
+
 int tg_cli_main(int argc, char **argv);
+
+/* cli.c: one error family; messages go to stderr prefixed "txguard: ". */
+void tg_warn(const char *fmt, ...) TG_PRINTF(1, 2);
+/* Print and return 125 (the contract's "txguard failed"). */
+int tg_fail(const char *fmt, ...) TG_PRINTF(1, 2);
+extern bool tg_quiet;
+
+/* Subcommands (subcmds.c / run.c). Each returns the process exit code. */
+int tg_cmd_run(struct tg_opts *o);
+int tg_cmd_policy_check(struct tg_opts *o);
+int tg_cmd_policy_explain(struct tg_opts *o);
+int tg_cmd_doctor(struct tg_opts *o);
+int tg_cmd_recover(struct tg_opts *o);
+int tg_cmd_history(struct tg_opts *o);
+
+/* Policy paths in load order: installed policy.d (unless --no-default-policy),
+ * $TXGUARD_POLICY entries, then -p. Returns a NULL-terminated vector. */
+int tg_policy_paths(const struct tg_opts *o, char ***out);
+/* Absolute, normalised workspace (default: cwd). */
+int tg_workspace_path(const struct tg_opts *o, char **out);

@@ -125,14 +125,14 @@ static int cmd_log(struct hctx *c)
 	} else if (h.n == 0) {
 		printf("no transactions in the history of %s\n", c->workspace);
 	} else {
-		printf("%-24s %-24s %-9s %7s %7s %7s %7s %7s %8s  %s\n", "ID", "TIME", "OUTCOME",
+		printf("%-26s %-24s %-9s %7s %7s %7s %7s %7s %8s  %s\n", "ID", "TIME", "OUTCOME",
 		       "CREATED", "MODIFIED", "DELETED", "RENAMED", "META", "JOURNAL", "COMMAND");
 		for (size_t i = 0; i < h.n; i++) {
 			const struct tg_txinfo *e = &h.v[i];
 			char t[32], sz[16];
 			fmt_time(t, e->started_ns);
 			fmt_size(sz, e->journal_bytes);
-			printf("%-24s %-24s %-9s %7zu %7zu %7zu %7zu %7zu %8s  %s", e->id, t,
+			printf("%-26s %-24s %-9s %7zu %7zu %7zu %7zu %7zu %8s  %s", e->id, t,
 			       outcome_of(e), e->counts[0], e->counts[1], e->counts[2], e->counts[3],
 			       e->counts[4], sz, e->command ? e->command : "");
 			if (h.tx[i])
@@ -233,6 +233,10 @@ static int undo_report(struct hctx *c, const char *what, int rc, const struct tg
 	}
 	if (rc == -ENOENT) {
 		tg_warn("%s: nothing to undo (no such run, or it left history)", what);
+		return 1;
+	}
+	if (rc == -EBUSY) {
+		tg_warn("%s: a txguard run is in progress on this workspace; try again when it ends", what);
 		return 1;
 	}
 	if (rc == -EALREADY) {

@@ -1,1 +1,584 @@
-/* run.c — placeholder until the CLI lands. */
+/* run.c — `txguard -- CMD`: the glue of one transaction.
+ *
+ *   policy ← load        txn ← open (lock, recover, journal)
+ *   tracer runs CMD; at each trapped call: policy → verdict → txn_before → audit
+ *   end: commit (exit 0) or restore (failure, signal, kill, timeout) → report
+ *
+ * Each arrow crosses a module boundary (DESIGN.md "Data flow").
+ */
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "audit.h"
+#include "cli.h"
+#include "config.h"
+#include "history.h"
+#include "landlock.h"
+#include "path.h"
+#include "policy.h"
+#include "tracer.h"
+#include "txn.h"
+
+struct run {
+	struct tg_opts *o;
+	struct tg_policy *policy;
+	struct tg_txn *txn;
+	struct tg_log *log;
+	struct tg_report report;
+	char *workspace;
+	char *home;
+	const char *kill_rule;           /* the rule that killed the tree */
+	const char *kill_reason;         /* why the tracer killed the tree on its own */
+	char **policy_files;
+	bool chdir_workspace;            /* -w given and cwd outside it: run CMD there */
+	bool color;
+};
+
+/* ---- the environment the command gets (--env-allow/--env-deny/--strip-secrets) ---- */
+
+static const char *const secret_patterns[] = {
+	"*TOKEN*", "*SECRET*", "*PASSWORD*", "*PASSWD*", "*_KEY", "*_KEY_*", "*APIKEY*",
+	"*API_KEY*", "*CREDENTIAL*", "*PRIVATE*", "AWS_*", "GITHUB_TOKEN", "GH_TOKEN",
+	"NPM_TOKEN", "*_PAT", "SSH_AUTH_SOCK",
+};
+
+static bool name_matches(const char *name, char *const *pats, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (fnmatch(pats[i], name, 0) == 0)
+			return true;
+	return false;
+}
+
+static bool env_keep(const struct tg_opts *o, const char *name)
+{
+	size_t nallow = tg_strv_len(o->env_allow);
+	if (nallow && !name_matches(name, o->env_allow, nallow))
+		return false;
+	if (name_matches(name, o->env_deny, tg_strv_len(o->env_deny)))
+		return false;
+	if (o->strip_secrets &&
+	    name_matches(name, (char *const *)secret_patterns, TG_ARRAY_SIZE(secret_patterns)))
+		return false;
+	return true;
+}
+
+/* txguard needs nothing from its environment after startup, so the
+ * command's environment is filtered in place before the fork. */
+static int filter_environment(const struct tg_opts *o)
+{
+	extern char **environ;
+	_cleanup_strv_ char **drop = NULL;
+	for (char **e = environ; e && *e; e++) {
+		const char *eq = strchr(*e, '=');
+		if (!eq)
+			continue;
+		_cleanup_free_ char *name = tg_strndup(*e, (size_t)(eq - *e));
+		if (!name)
+			return -ENOMEM;
+		if (!env_keep(o, name) && tg_strv_push(&drop, name) < 0)
+			return -ENOMEM;
+	}
+	for (size_t i = 0; drop && drop[i]; i++)
+		unsetenv(drop[i]);
+	return 0;
+}
+
+/* ---- the child's own setup: limits and Landlock (before the filter) ---- */
+
+static int run_landlock(struct run *r);
+
+static int child_setup(void *ud)
+{
+	struct run *r = ud;
+	struct rlimit rl;
+	if (r->chdir_workspace && chdir(r->workspace) < 0)
+		return -errno;
+	if (r->o->memory_limit) {
+		rl.rlim_cur = rl.rlim_max = r->o->memory_limit;
+		if (setrlimit(RLIMIT_AS, &rl) < 0)
+			return -errno;
+	}
+	if (r->o->max_file_size) {
+		rl.rlim_cur = rl.rlim_max = r->o->max_file_size;
+		if (setrlimit(RLIMIT_FSIZE, &rl) < 0)
+			return -errno;
+	}
+	/* --audit-only denies nothing, so no Landlock either. */
+	return r->o->audit_only ? 0 : run_landlock(r);
+}
+
+/* Landlock: the race-free second line. Writes only beneath the workspace and
+ * the policy's writable places; secret paths unreadable. The state dir is
+ * not beneath either, so the tracee cannot touch its own journal. When the
+ * kernel has no Landlock the tracer alone enforces writes (documented), but
+ * read-deny rules cannot be enforced at all: that fails closed. */
+static int run_landlock(struct run *r)
+{
+	size_t nw = 0, nd = 0;
+	const char *const *writable = tg_policy_writable_paths(r->policy, &nw);
+	const char *const *deny_read = tg_policy_deny_read_paths(r->policy, &nd);
+	_cleanup_free_ const char **w = calloc(nw + 2, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w[0] = r->workspace;
+	for (size_t i = 0; i < nw; i++)
+		w[i + 1] = writable[i];
+	const char *hidden[] = { tg_txn_state_dir(r->txn) };
+	struct tg_landlock_spec spec = {
+		.writable = w,
+		.nwritable = nw + 1,
+		.deny_read = deny_read,
+		.ndeny_read = nd,
+		.hidden = hidden,
+		.nhidden = hidden[0] ? 1 : 0,
+	};
+	int rc = tg_landlock_restrict(&spec);
+	if (rc == -EOPNOTSUPP && nd == 0)
+		return 0;
+	return rc;
+}
+
+/* ---- one trapped call ---- */
+
+static bool is_error_action(enum tg_action a)
+{
+	return a == TG_ACT_DENY || a == TG_ACT_KILL;
+}
+
+/* The line an agent reads in the tool output: which rule, why. */
+static void say_denied(struct run *r, const struct tg_op *op, const struct tg_verdict *v)
+{
+	if (r->o->quiet)
+		return;
+	_cleanup_free_ char *line = tg_audit_denial_line(op, v, !r->o->audit_only);
+	if (!line)
+		return;
+	if (r->color)
+		fprintf(stderr, "\033[1;31m%s\033[0m\n", line);
+	else
+		fprintf(stderr, "%s\n", line);
+}
+
+static void on_op(void *ud, const struct tg_op *op, struct tg_decision *out)
+{
+	struct run *r = ud;
+	struct tg_verdict v = { 0 };
+
+	/* txguard's own journal is never the tracee's to touch, whatever the
+	 * policy says. */
+	if (r->txn && ((op->path && tg_txn_is_private(r->txn, op->path)) ||
+	               (op->path2 && tg_txn_is_private(r->txn, op->path2)))) {
+		v.action = TG_ACT_DENY;
+		v.err = EACCES;
+		v.rule_id = "txguard.state-dir";
+		v.reason = "txguard's journal is not writable by the command";
+	} else {
+		tg_policy_decide(r->policy, op, &v);
+	}
+
+	bool enforce = !r->o->audit_only;
+	if (v.action != TG_ACT_ALLOW) {
+		tg_report_add_decision(&r->report, op, &v, enforce);
+		if (is_error_action(v.action))
+			say_denied(r, op, &v);
+	}
+	tg_log_decision(r->log, op, &v, enforce);
+
+	if (enforce && v.action == TG_ACT_KILL) {
+		r->kill_rule = v.rule_id;
+		out->kind = TG_DEC_KILL;
+		return;
+	}
+	if (enforce && v.action == TG_ACT_DENY) {
+		out->kind = TG_DEC_DENY;
+		out->err = v.err ? v.err : EPERM;
+		return;
+	}
+	/* Allowed: save what it is about to change, durably, before it runs.
+	 * A journal that cannot keep the pre-image fails the call: never
+	 * "ran but not journaled". */
+	if (op->writes && r->txn) {
+		int rc = tg_txn_before(r->txn, op);
+		if (rc < 0) {
+			struct tg_verdict jv = {
+				.action = TG_ACT_DENY, .err = -rc, .rule_id = "txguard.journal",
+				.reason = "the journal could not save the pre-image, so the call was refused",
+			};
+			tg_report_add_decision(&r->report, op, &jv, true);
+			say_denied(r, op, &jv);
+			tg_log_decision(r->log, op, &jv, true);
+			out->kind = TG_DEC_DENY;
+			out->err = -rc;
+			return;
+		}
+	}
+	out->kind = TG_DEC_ALLOW;
+}
+
+static void on_spawn(void *ud, pid_t parent, pid_t child, bool thread)
+{
+	struct run *r = ud;
+	tg_log_spawn(r->log, parent, child, thread);
+}
+
+static void on_exec(void *ud, pid_t pid, const char *exe, char *const *argv)
+{
+	struct run *r = ud;
+	tg_log_exec(r->log, pid, exe, argv);
+}
+
+static void on_exit_hook(void *ud, pid_t pid, int status)
+{
+	struct run *r = ud;
+	tg_log_exit(r->log, pid, status);
+}
+
+static void on_kill(void *ud, pid_t pid, const char *why)
+{
+	struct run *r = ud;
+	r->kill_reason = why;
+	tg_log_kill(r->log, pid, why);
+	if (!r->o->quiet)
+		fprintf(stderr, "txguard: killed the tree (pid %d): %s\n", (int)pid, why);
+}
+
+/* ---- setup ---- */
+
+static int open_output(const char *path, int fd, const char *what, int *out)
+{
+	*out = -1;
+	if (path) {
+		*out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (*out < 0) {
+			tg_warn("cannot open %s file %s: %s", what, path, strerror(errno));
+			return -1;
+		}
+	} else if (fd >= 0) {
+		if (fcntl(fd, F_GETFD) < 0) {
+			tg_warn("--%s-fd %d is not an open file descriptor", what, fd);
+			return -1;
+		}
+		/* Our copy is close-on-exec; the command must not write into it. */
+		*out = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+		if (*out < 0)
+			return -1;
+		close(fd);
+	}
+	return 0;
+}
+
+static int load_policy(struct run *r)
+{
+	_cleanup_strv_ char **paths = NULL;
+	if (tg_policy_paths(r->o, &paths) < 0)
+		return -ENOMEM;
+	struct tg_policy_diags diags = { 0 };
+	int rc = tg_policy_load(&r->policy, (const char *const *)paths, tg_strv_len(paths), &diags);
+	r->report.policy_files = (const char *const *)paths;
+	r->report.npolicy_files = tg_strv_len(paths);
+	r->policy_files = steal_pointer(&paths);
+	if (rc < 0) {
+		tg_policy_diags_print(&diags, stderr);
+		if (diags.n == 0)
+			tg_warn("cannot load the policy: %s", strerror(-rc));
+	}
+	tg_policy_diags_clear(&diags);
+	return rc;
+}
+
+static void progress(void *ud, size_t done, size_t total)
+{
+	struct run *r = ud;
+	static uint64_t started, last;
+	uint64_t now = tg_now_ns();
+	if (!started)
+		started = now;
+	/* Only restores that take longer than a second get a progress line. */
+	if (r->o->quiet || !isatty(STDERR_FILENO) || now - started < 1000000000ull ||
+	    (now - last < 200000000ull && done != total))
+		return;
+	last = now;
+	fprintf(stderr, "\rtxguard: restoring %zu/%zu%s", done, total, done == total ? "\n" : "");
+}
+
+static bool want_color(const struct tg_opts *o)
+{
+	if (o->color == TG_COLOR_ALWAYS)
+		return true;
+	if (o->color == TG_COLOR_NEVER || getenv("NO_COLOR"))
+		return false;
+	return isatty(STDERR_FILENO);
+}
+
+/* Finish: commit or restore, then the report. Returns the exit code. */
+static int finish(struct run *r, const struct tg_run_result *res, int report_fd)
+{
+	struct tg_opts *o = r->o;
+	bool signaled = res->end == TG_END_SIGNALED;
+	bool killed = res->end == TG_END_POLICY_KILL || res->end == TG_END_TRACER_KILL ||
+	              res->end == TG_END_TIMEOUT || res->end == TG_END_INTERRUPTED;
+	bool rollback = tg_should_rollback(o, signaled, killed, res->exit_code);
+
+	r->report.ran = true;
+	r->report.run = *res;
+	r->report.kill_reason = r->kill_reason;
+
+	struct tg_changes changes = { 0 };
+	int rc = tg_txn_changes(r->txn, &changes);
+	if (rc < 0)
+		tg_warn("cannot summarise the changes: %s", strerror(-rc));
+	r->report.changes = &changes;
+
+	int status = res->exit_code;
+	if (rollback) {
+		rc = tg_txn_rollback(r->txn, progress, r);
+		tg_log_tx_rollback(r->log, &changes, rc < 0 ? rc : 0);
+		r->report.outcome = TG_OUTCOME_ROLLED_BACK;
+		if (rc < 0) {
+			/* The contract's 125: txguard failed, the workspace is not
+			 * what the caller expects; the journal stays for recover. */
+			r->report.outcome = TG_OUTCOME_RESTORE_FAILED;
+			r->report.error = strerror(-rc);
+			status = 125;
+		}
+	} else {
+		/* A failed commit leaves the command's effects in place (they are
+		 * what the user asked for); only the history entry is lost. */
+		rc = tg_txn_commit(r->txn);
+		tg_log_tx_commit(r->log, &changes);
+		r->report.outcome = TG_OUTCOME_COMMITTED;
+		if (rc < 0)
+			tg_warn("commit could not record history: %s", strerror(-rc));
+	}
+	r->report.exit_status = status;
+	r->report.end_wall_ns = tg_wall_ns();
+	r->report.duration_ns = res->duration_ns;
+	tg_log_summary(r->log, &r->report);
+
+	if (!o->quiet) {
+		_cleanup_free_ char *line = tg_audit_summary_line(&r->report, r->color);
+		if (line)
+			fprintf(stderr, "%s\n", line);
+	}
+	if (report_fd >= 0 && (rc = tg_report_write(report_fd, &r->report)) < 0)
+		tg_warn("cannot write the report: %s", strerror(-rc));
+	if (r->log && (rc = tg_log_error(r->log)) < 0)
+		tg_warn("the event log is incomplete: %s", strerror(-rc));
+	r->report.changes = NULL;
+	tg_changes_clear(&changes);
+	return status;
+}
+
+/* The command line as one shell-quoted string, for history and logs. */
+static char *join_argv(char *const *argv)
+{
+	size_t cap = 1;
+	for (size_t i = 0; argv[i]; i++)
+		cap += 4 * strlen(argv[i]) + 3;
+	char *out = malloc(cap), *p = out;
+	if (!out)
+		return NULL;
+	for (size_t i = 0; argv[i]; i++) {
+		if (i)
+			*p++ = ' ';
+		bool plain = *argv[i] && strspn(argv[i], "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@%") == strlen(argv[i]);
+		if (plain) {
+			p = stpcpy(p, argv[i]);
+			continue;
+		}
+		*p++ = '\'';
+		for (const char *c = argv[i]; *c; c++) {
+			if (*c == '\'')
+				p = stpcpy(p, "'\\''");
+			else
+				*p++ = *c;
+		}
+		*p++ = '\'';
+	}
+	*p = '\0';
+	return out;
+}
+
+static const char *state_dir_opt(const struct tg_opts *o)
+{
+	return o->state_dir ? o->state_dir : getenv("TXGUARD_STATE_DIR");
+}
+
+static const char *home_dir(void)
+{
+	const char *h = getenv("HOME");
+	return h && *h == '/' ? h : NULL;
+}
+
+static int setup(struct run *r, int *report_fd, int *log_fd)
+{
+	struct tg_opts *o = r->o;
+	int rc = tg_workspace_path(o, &r->workspace);
+	if (rc < 0)
+		return tg_fail("workspace %s: %s", o->workspace ? o->workspace : ".", strerror(-rc));
+	/* `txguard -w DIR -- CMD` runs CMD in DIR, unless the current
+	 * directory already lies inside the workspace (then it stays). */
+	_cleanup_free_ char *cwd = getcwd(NULL, 0);
+	r->chdir_workspace = o->workspace && (!cwd || !tg_path_is_under(cwd, r->workspace));
+	if (home_dir() && !(r->home = tg_path_normalize(home_dir())))
+		return tg_fail("out of memory");
+	if (open_output(o->report_path, o->report_fd, "report", report_fd) < 0 ||
+	    open_output(o->log_path, o->log_fd, "log", log_fd) < 0)
+		return 125;
+	if (*log_fd >= 0 && !(r->log = tg_log_open(*log_fd, o->log_level)))
+		return tg_fail("cannot start the log: %s", strerror(errno));
+	if (load_policy(r) < 0)
+		return tg_fail("the policy has errors; nothing was run (check it with 'txguard policy check')");
+
+	if (o->tx) {
+		rc = tg_history_tx_check(r->workspace, state_dir_opt(o), o->tx);
+		if (rc == -ENOENT)
+			return tg_fail("no transaction '%s' in %s (start one with 'txguard begin')", o->tx, r->workspace);
+		if (rc == -ESTALE)
+			return tg_fail("transaction '%s' is closed (committed or rolled back)", o->tx);
+		if (rc < 0)
+			return tg_fail("transaction '%s': %s", o->tx, strerror(-rc));
+	}
+	_cleanup_free_ char *cmdline = join_argv(o->argv);
+	if (!cmdline)
+		return tg_fail("out of memory");
+	struct tg_txn_opts topts = {
+		.workspace = r->workspace,
+		.state_dir = state_dir_opt(o),
+		.lock = o->lock_fail ? TG_LOCK_FAIL : TG_LOCK_WAIT,
+		.command = cmdline,
+		.join_id = o->tx,
+	};
+	rc = tg_txn_open(&r->txn, &topts);
+	if (rc == -EBUSY)
+		return tg_fail("workspace %s is busy: another txguard runs a transaction on it (--lock wait waits)", r->workspace);
+	if (rc < 0)
+		return tg_fail("cannot open the journal for %s: %s", r->workspace, strerror(-rc));
+
+	struct tg_policy_ctx ctx = {
+		.workspace = r->workspace,
+		.home = r->home,
+		.state_dir = tg_txn_state_dir(r->txn),
+	};
+	tg_policy_set_ctx(r->policy, &ctx);
+	if (filter_environment(o) < 0)
+		return tg_fail("out of memory");
+	return 0;
+}
+
+/* When nothing could run, the report still says why (outcome setup_failed). */
+static void report_setup_failure(struct run *r, int report_fd, const char *why)
+{
+	r->report.outcome = TG_OUTCOME_SETUP_FAILED;
+	r->report.error = why;
+	r->report.exit_status = 125;
+	r->report.end_wall_ns = tg_wall_ns();
+	if (report_fd >= 0)
+		tg_report_write(report_fd, &r->report);
+}
+
+static const char *setup_hint(int err)
+{
+	switch (err) {
+	case EPERM:
+	case EACCES:
+		return "ptrace or seccomp is not permitted here. Hint: in a container, allow ptrace "
+		       "(docker run --cap-add SYS_PTRACE --security-opt seccomp=unconfined), or set "
+		       "/proc/sys/kernel/yama/ptrace_scope to 1 or less; 'txguard doctor' tells more";
+	case ENOSYS:
+	case EINVAL:
+		return "the kernel lacks seccomp filters or PTRACE_GET_SYSCALL_INFO (Linux >= 5.3 "
+		       "with CONFIG_SECCOMP_FILTER); 'txguard doctor' tells more";
+	case EOPNOTSUPP:
+		return "the policy denies reading secret paths, which needs Landlock (Linux >= 5.13 "
+		       "with landlock in the lsm= list); 'txguard doctor' tells more";
+	default:
+		return NULL;
+	}
+}
+
+int tg_cmd_run(struct tg_opts *o)
+{
+	struct run r = { .o = o, .color = want_color(o) };
+	_cleanup_close_ int report_fd = -1;
+	_cleanup_close_ int log_fd = -1;
+
+	r.report.argv = o->argv;
+	r.report.start_wall_ns = tg_wall_ns();
+	r.report.audit_only = o->audit_only;
+	r.report.rollback_on = o->rollback_on_text;
+
+	int rc = setup(&r, &report_fd, &log_fd);
+	if (rc != 0) {
+		report_setup_failure(&r, report_fd, "setup failed; see stderr");
+		goto out;
+	}
+	r.report.workspace = r.workspace;
+	r.report.txid = tg_txn_id(r.txn);
+
+	struct tg_policy_filter_info fi;
+	tg_policy_filter_info(r.policy, &fi);
+	struct tg_tracer_opts topts = {
+		.argv = o->argv,
+		.filter = {
+			.denied_syscalls = fi.denied_syscalls,
+			.deny_errno = fi.deny_errno,
+			.ndenied = fi.ndenied,
+			.trap_network = fi.trap_network,
+		},
+		.timeout_ms = o->timeout_ms,
+		.kill_after_ms = o->kill_after_ms,
+		.grace_ms = o->grace_ms,
+		.max_procs = fi.max_procs && fi.max_procs < o->max_procs ? fi.max_procs : o->max_procs,
+		.child_setup = child_setup,
+		.child_ud = &r,
+	};
+	struct tg_tracer_hooks hooks = {
+		.ud = &r, .on_op = on_op, .on_spawn = on_spawn, .on_exec = on_exec,
+		.on_exit = on_exit_hook, .on_kill = on_kill,
+	};
+	struct tg_run_result res = { 0 };
+	tg_log_set_txid(r.log, tg_txn_id(r.txn));
+	tg_log_tx_begin(r.log, tg_txn_id(r.txn), r.workspace);
+	rc = tg_tracer_run(&topts, &hooks, &res);
+	if (rc < 0) {
+		const char *hint = setup_hint(-rc);
+		tg_warn("cannot supervise the command: %s%s%s", strerror(-rc), hint ? "\n  " : "",
+		        hint ? hint : "");
+		/* Nothing ran, but the journal is open: close it cleanly. */
+		tg_txn_rollback(r.txn, NULL, NULL);
+		report_setup_failure(&r, report_fd, strerror(-rc));
+		rc = 125;
+		goto out;
+	}
+	rc = finish(&r, &res, report_fd);
+	if (o->tx) {
+		/* Membership is recorded after this run's own commit or rollback,
+		 * with the workspace lock released (history takes it itself). */
+		_cleanup_free_ char *txn_id = tg_strdup(tg_txn_id(r.txn));
+		bool rolled_back = r.report.outcome != TG_OUTCOME_COMMITTED;
+		tg_txn_free(r.txn);
+		r.txn = NULL;
+		int hr = tg_history_tx_record(r.workspace, state_dir_opt(o), o->tx, txn_id, rolled_back,
+		                              rolled_back && o->tx_failure_all);
+		if (hr == -EEXIST)
+			tg_warn("transaction '%s' kept open: an earlier member's paths were changed outside txguard (see 'txguard rollback %s')", o->tx, o->tx);
+		else if (hr < 0)
+			tg_warn("transaction '%s': cannot record this run: %s", o->tx, strerror(-hr));
+	}
+out:
+	tg_txn_free(r.txn);
+	tg_policy_free(r.policy);
+	tg_log_close(r.log);
+	tg_report_clear(&r.report);
+	free(r.workspace);
+	free(r.home);
+	tg_strv_free(r.policy_files);
+	return rc;
+}

@@ -1,1 +1,120 @@
-/* subcmds.c — placeholder until the CLI lands. */
+/* subcmds.c — policy check/explain, doctor, recover. */
+#include <string.h>
+
+#include "cli.h"
+#include "policy.h"
+#include "tracer.h"
+#include "txn.h"
+
+static int load_for_tools(const struct tg_opts *o, struct tg_policy **out, size_t *nfiles)
+{
+	_cleanup_strv_ char **paths = NULL;
+	if (tg_policy_paths(o, &paths) < 0)
+		return -ENOMEM;
+	*nfiles = tg_strv_len(paths);
+	struct tg_policy_diags diags = { 0 };
+	int rc = tg_policy_load(out, (const char *const *)paths, *nfiles, &diags);
+	tg_policy_diags_print(&diags, stderr);
+	if (rc < 0 && diags.n == 0)
+		tg_warn("cannot load the policy: %s", strerror(-rc));
+	tg_policy_diags_clear(&diags);
+	return rc;
+}
+
+static void set_ctx_for_tools(const struct tg_opts *o, struct tg_policy *p, char **ws)
+{
+	if (tg_workspace_path(o, ws) < 0)
+		*ws = NULL;
+	struct tg_policy_ctx ctx = { .workspace = *ws, .home = getenv("HOME"), .state_dir = NULL };
+	tg_policy_set_ctx(p, &ctx);
+}
+
+int tg_cmd_policy_check(struct tg_opts *o)
+{
+	struct tg_policy *p = NULL;
+	size_t nfiles = 0;
+	if (load_for_tools(o, &p, &nfiles) < 0) {
+		fprintf(stderr, "txguard: policy check failed\n");
+		return 1;
+	}
+	_cleanup_free_ char *ws = NULL;
+	set_ctx_for_tools(o, p, &ws);
+	int failures = tg_policy_check_examples(p, stdout);
+	tg_policy_free(p);
+	if (failures > 0) {
+		fprintf(stderr, "txguard: %d policy example(s) failed\n", failures);
+		return 1;
+	}
+	printf("policy OK (%zu path(s) loaded)\n", nfiles);
+	return 0;
+}
+
+int tg_cmd_policy_explain(struct tg_opts *o)
+{
+	struct tg_policy *p = NULL;
+	size_t nfiles = 0;
+	if (load_for_tools(o, &p, &nfiles) < 0)
+		return 125;
+	_cleanup_free_ char *ws = NULL;
+	set_ctx_for_tools(o, p, &ws);
+	if (o->explain_argv)
+		tg_policy_explain_exec(p, o->explain_argv, o->json, stdout);
+	else
+		tg_policy_dump(p, o->json, stdout);
+	tg_policy_free(p);
+	return 0;
+}
+
+static const char *yesno(bool b)
+{
+	return b ? "yes" : "NO";
+}
+
+int tg_cmd_doctor(struct tg_opts *o)
+{
+	struct tg_kernel_features f;
+	tg_probe_kernel(&f);
+	bool ok = f.seccomp_filter && f.seccomp_ret_trace && f.ptrace && f.get_syscall_info && f.exitkill;
+	if (o->json) {
+		printf("{\"ok\":%s,\"seccomp_filter\":%s,\"seccomp_ret_trace\":%s,\"ptrace\":%s,"
+		       "\"get_syscall_info\":%s,\"exitkill\":%s,\"landlock_abi\":%d,\"yama_ptrace_scope\":%d}\n",
+		       ok ? "true" : "false", f.seccomp_filter ? "true" : "false",
+		       f.seccomp_ret_trace ? "true" : "false", f.ptrace ? "true" : "false",
+		       f.get_syscall_info ? "true" : "false", f.exitkill ? "true" : "false",
+		       f.landlock_abi, f.yama_ptrace_scope);
+		return ok ? 0 : 1;
+	}
+	printf("seccomp filters:          %s\n", yesno(f.seccomp_filter));
+	printf("SECCOMP_RET_TRACE:        %s\n", yesno(f.seccomp_ret_trace));
+	printf("ptrace of own children:   %s%s%s\n", yesno(f.ptrace), f.ptrace ? "" : " — ",
+	       f.ptrace ? "" : f.ptrace_error);
+	printf("PTRACE_GET_SYSCALL_INFO:  %s\n", yesno(f.get_syscall_info));
+	printf("PTRACE_O_EXITKILL:        %s\n", yesno(f.exitkill));
+	if (f.landlock_abi > 0)
+		printf("Landlock:                 ABI %d\n", f.landlock_abi);
+	else
+		printf("Landlock:                 none (writes outside the workspace are enforced by the "
+		       "tracer alone; policies that deny reading secrets cannot run)\n");
+	if (f.yama_ptrace_scope >= 0)
+		printf("Yama ptrace_scope:        %d%s\n", f.yama_ptrace_scope,
+		       f.yama_ptrace_scope >= 3 ? " (ptrace disabled: set it to 1 or less)" : "");
+	else
+		printf("Yama ptrace_scope:        (no Yama)\n");
+	printf("%s\n", ok ? "txguard can run here." : "txguard cannot run here: see the NO lines above.");
+	return ok ? 0 : 1;
+}
+
+int tg_cmd_recover(struct tg_opts *o)
+{
+	_cleanup_free_ char *ws = NULL;
+	int rc = tg_workspace_path(o, &ws);
+	if (rc < 0)
+		return tg_fail("workspace %s: %s", o->workspace ? o->workspace : ".", strerror(-rc));
+	int n = 0;
+	rc = tg_recover(ws, o->state_dir ? o->state_dir : getenv("TXGUARD_STATE_DIR"), &n);
+	if (rc < 0)
+		return tg_fail("recover %s: %s", ws, strerror(-rc));
+	if (!o->quiet)
+		printf("txguard: %d interrupted transaction(s) restored in %s\n", n, ws);
+	return 0;
+}

@@ -1,0 +1,110 @@
+/* cli.c — dispatch to subcommands, and the one error-reporting family. */
+#include <stdarg.h>
+#include <string.h>
+
+#include "cli.h"
+#include "config.h"
+#include "path.h"
+
+bool tg_quiet;
+
+void tg_warn(const char *fmt, ...)
+{
+	int saved = errno;
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("txguard: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	errno = saved;
+}
+
+int tg_fail(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("txguard: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	return 125;
+}
+
+int tg_workspace_path(const struct tg_opts *o, char **out)
+{
+	_cleanup_free_ char *real = realpath(o->workspace ? o->workspace : ".", NULL);
+	if (!real)
+		return -errno;
+	char *norm = tg_path_normalize(real);
+	if (!norm)
+		return -errno;
+	*out = norm;
+	return 0;
+}
+
+static int push_env_paths(char ***v)
+{
+	const char *env = getenv("TXGUARD_POLICY");
+	if (!env || !*env)
+		return 0;
+	_cleanup_free_ char *copy = tg_strdup(env);
+	if (!copy)
+		return -ENOMEM;
+	char *save = NULL;
+	for (char *tok = strtok_r(copy, ":", &save); tok; tok = strtok_r(NULL, ":", &save))
+		if (tg_strv_push(v, tok) < 0)
+			return -ENOMEM;
+	return 0;
+}
+
+/* The installed policy.d, or the source tree's when running from a build
+ * directory that was never installed (tests, the quick start). */
+static const char *default_policy_dir(void)
+{
+	const char *env = getenv("TXGUARD_DEFAULT_POLICY_DIR");
+	if (env && *env)
+		return env;
+	if (access(TG_POLICYDIR, R_OK) == 0)
+		return TG_POLICYDIR;
+	return TG_SOURCE_POLICYDIR;
+}
+
+int tg_policy_paths(const struct tg_opts *o, char ***out)
+{
+	_cleanup_strv_ char **v = calloc(1, sizeof(char *));
+	if (!v)
+		return -ENOMEM;
+	if (!o->no_default_policy && tg_strv_push(&v, default_policy_dir()) < 0)
+		return -ENOMEM;
+	if (push_env_paths(&v) < 0)
+		return -ENOMEM;
+	for (size_t i = 0; o->policies && o->policies[i]; i++)
+		if (tg_strv_push(&v, o->policies[i]) < 0)
+			return -ENOMEM;
+	*out = steal_pointer(&v);
+	return 0;
+}
+
+int tg_cli_main(int argc, char **argv)
+{
+	struct tg_opts o;
+	if (tg_parse_args(argc, argv, &o, stderr) < 0) {
+		tg_opts_free(&o);
+		return 125;
+	}
+	tg_quiet = o.quiet;
+	int rc;
+	switch (o.cmd) {
+	case TG_CMD_HELP: tg_print_help(o.help_topic, stdout); rc = 0; break;
+	case TG_CMD_VERSION: printf("txguard %s\n", TG_VERSION); rc = 0; break;
+	case TG_CMD_RUN: rc = tg_cmd_run(&o); break;
+	case TG_CMD_POLICY_CHECK: rc = tg_cmd_policy_check(&o); break;
+	case TG_CMD_POLICY_EXPLAIN: rc = tg_cmd_policy_explain(&o); break;
+	case TG_CMD_DOCTOR: rc = tg_cmd_doctor(&o); break;
+	case TG_CMD_RECOVER: rc = tg_cmd_recover(&o); break;
+	default: rc = tg_cmd_history(&o); break;
+	}
+	tg_opts_free(&o);
+	return rc;
+}

@@ -1,0 +1,149 @@
+/* help.c — `txguard --help` and `txguard SUBCOMMAND --help`. Keep these in
+ * step with docs/txguard.1: tests/audit/manpage_test.sh compares them. */
+#include <string.h>
+
+#include "cli.h"
+
+static const char main_help[] =
+	"Usage: txguard [RUN OPTIONS] -- CMD [ARGS...]\n"
+	"       txguard SUBCOMMAND [OPTIONS] [ARGS...]\n"
+	"\n"
+	"Run CMD as a transaction on the workspace: a seccomp/ptrace supervisor\n"
+	"vets every exec and write against the YAML policy, journals what CMD is\n"
+	"about to change, commits when CMD exits 0 and restores the workspace when\n"
+	"it fails, is killed, or times out.\n"
+	"\n"
+	"Subcommands:\n"
+	"  run              the same as the form with '--'\n"
+	"  policy check     validate policy files and run their examples\n"
+	"  policy explain   show the verdict for a command line, or the merged rules\n"
+	"  doctor           report the kernel features txguard relies on\n"
+	"  recover          restore an interrupted transaction of the workspace\n"
+	"  log              list the workspace's transactions, newest first\n"
+	"  show ID          what a transaction changed, path by path\n"
+	"  diff ID [PATH]   diff a transaction's pre-images with the current files\n"
+	"  undo [ID]        restore the workspace to before transaction ID\n"
+	"  begin            start a multi-command transaction (prints its ID)\n"
+	"  commit ID        commit a multi-command transaction\n"
+	"  rollback ID      roll a multi-command transaction back\n"
+	"  help [SUBCOMMAND]\n"
+	"\n"
+	"Run options:\n"
+	"  -w, --workspace DIR      the workspace (default: the current directory)\n"
+	"  -p, --policy PATH        extra policy file or directory (repeatable)\n"
+	"      --no-default-policy  do not load the installed policy.d\n"
+	"      --state-dir DIR      where journals and history live\n"
+	"      --rollback-on WHEN   failure (default), signal, never, always, or a\n"
+	"                           comma list of exit codes that count as failure\n"
+	"      --audit-only         deny nothing; log what would have been denied\n"
+	"      --timeout DURATION   SIGTERM the tree after DURATION (e.g. 30s, 5m)\n"
+	"      --kill-after DURATION  then SIGKILL after this grace (default 2s)\n"
+	"      --grace DURATION     how long descendants may outlive CMD (default 1s)\n"
+	"      --max-procs N        limit on live processes in the tree (default 4096)\n"
+	"      --memory-limit SIZE  address-space limit per process (e.g. 2G)\n"
+	"      --max-file-size SIZE largest file a process may write (e.g. 100M)\n"
+	"      --env-allow PATTERN  keep only matching environment variables\n"
+	"      --env-deny PATTERN   remove matching environment variables\n"
+	"      --strip-secrets      remove variables that look like secrets\n"
+	"      --report FILE        write the run's JSON report to FILE\n"
+	"      --report-fd N        ... or to file descriptor N\n"
+	"      --log FILE           write JSON Lines events to FILE\n"
+	"      --log-fd N           ... or to file descriptor N\n"
+	"      --log-level LEVEL    decisions (default), exec, or all\n"
+	"      --lock MODE          wait (default) or fail when the workspace is busy\n"
+	"      --tx ID              join a multi-command transaction\n"
+	"      --tx-failure MODE    self (default) or all: what a failing command\n"
+	"                           in a multi-command transaction rolls back\n"
+	"  -q, --quiet              print nothing of txguard's own\n"
+	"      --color WHEN         auto (default), always, never\n"
+	"  -h, --help               this text (also after a subcommand)\n"
+	"  -V, --version            print the version\n"
+	"\n"
+	"Exit status: CMD's own; 128+N when signal N killed it; 125 when txguard\n"
+	"itself failed; 126 when CMD cannot be executed; 127 when it is not found.\n"
+	"Whether the workspace was restored is in the report (--report).\n"
+	"\n"
+	"Environment: TXGUARD_POLICY (extra policy paths, colon-separated),\n"
+	"TXGUARD_STATE_DIR, NO_COLOR. See txguard(1) and txguard-policy(5).\n";
+
+static const struct {
+	const char *topic;
+	const char *text;
+} topics[] = {
+	{ "run", "Usage: txguard run [RUN OPTIONS] -- CMD [ARGS...]\n"
+	         "The same as 'txguard [RUN OPTIONS] -- CMD'; see 'txguard --help' for the options.\n" },
+	{ "policy", "Usage: txguard policy check [-p PATH]... [--no-default-policy] [FILES...]\n"
+	            "       txguard policy explain [-p PATH]... [--no-default-policy] [--json] [-- ARGV...]\n" },
+	{ "policy check",
+	  "Usage: txguard policy check [-p PATH]... [--no-default-policy] [FILES...]\n"
+	  "Load and validate the policy (the defaults, $TXGUARD_POLICY, -p, then FILES),\n"
+	  "print every error as file:line:col: message, run every rule's examples.\n"
+	  "Exits 0 when all is well, 1 when a file has errors or an example fails.\n"
+	  "  -p, --policy PATH        extra policy file or directory (repeatable)\n"
+	  "      --no-default-policy  do not load the installed policy.d\n" },
+	{ "policy explain",
+	  "Usage: txguard policy explain [-p PATH]... [--no-default-policy] [--json] [-- ARGV...]\n"
+	  "With ARGV: print the verdict txguard would give an exec of ARGV, which rule\n"
+	  "and why, without running anything. Without: the merged rules and the file\n"
+	  "each one came from.\n"
+	  "  -p, --policy PATH        extra policy file or directory (repeatable)\n"
+	  "      --no-default-policy  do not load the installed policy.d\n"
+	  "  -w, --workspace DIR      the workspace the verdict assumes (default: cwd)\n"
+	  "      --json               machine-readable output\n" },
+	{ "doctor", "Usage: txguard doctor [--json]\n"
+	            "Probe seccomp, ptrace, PTRACE_GET_SYSCALL_INFO, Landlock and Yama, and say\n"
+	            "what is missing and how to fix it. Exits 0 when txguard can run here.\n"
+	            "      --json               machine-readable output\n" },
+	{ "recover", "Usage: txguard recover [-w DIR] [--state-dir DIR]\n"
+	             "Restore any transaction of the workspace that a crashed txguard left open.\n"
+	             "  -w, --workspace DIR      the workspace (default: cwd)\n"
+	             "      --state-dir DIR      where journals live\n" },
+	{ "log", "Usage: txguard log [-w DIR] [--state-dir DIR] [--json]\n"
+	         "List the workspace's transactions, newest first.\n"
+	         "  -w, --workspace DIR      the workspace (default: cwd)\n"
+	         "      --state-dir DIR      where journals live\n"
+	         "      --json               machine-readable output\n" },
+	{ "show", "Usage: txguard show ID [-w DIR] [--state-dir DIR] [--json]\n"
+	          "What transaction ID changed, path by path.\n"
+	          "  -w, --workspace DIR      the workspace (default: cwd)\n"
+	          "      --state-dir DIR      where journals live\n"
+	          "      --json               machine-readable output\n" },
+	{ "diff", "Usage: txguard diff ID [PATH] [-w DIR] [--state-dir DIR]\n"
+	          "Unified diff between ID's pre-images and the current files (binary: sizes and hashes).\n"
+	          "  -w, --workspace DIR      the workspace (default: cwd)\n"
+	          "      --state-dir DIR      where journals live\n" },
+	{ "undo", "Usage: txguard undo [ID] [--force] [-w DIR] [--state-dir DIR]\n"
+	          "Restore the workspace to how it was before transaction ID (default: the\n"
+	          "newest), undoing later ones first. A path changed outside txguard since is\n"
+	          "refused, and named, unless --force.\n"
+	          "  -w, --workspace DIR      the workspace (default: cwd)\n"
+	          "      --state-dir DIR      where journals live\n"
+	          "      --force              overwrite paths changed outside txguard\n" },
+	{ "begin", "Usage: txguard begin [--tx NAME] [-w DIR] [--state-dir DIR]\n"
+	           "Start a multi-command transaction and print its ID; join it with\n"
+	           "'txguard --tx ID -- CMD', end it with commit or rollback.\n"
+	           "      --tx NAME            choose the ID\n"
+	           "  -w, --workspace DIR      the workspace (default: cwd)\n"
+	           "      --state-dir DIR      where journals live\n" },
+	{ "commit", "Usage: txguard commit ID [-w DIR] [--state-dir DIR]\n"
+	            "Commit a multi-command transaction.\n"
+	            "  -w, --workspace DIR      the workspace (default: cwd)\n"
+	            "      --state-dir DIR      where journals live\n" },
+	{ "rollback", "Usage: txguard rollback ID [-w DIR] [--state-dir DIR]\n"
+	              "Restore the workspace to before a multi-command transaction began.\n"
+	              "  -w, --workspace DIR      the workspace (default: cwd)\n"
+	              "      --state-dir DIR      where journals live\n" },
+};
+
+void tg_print_help(const char *topic, FILE *out)
+{
+	if (topic) {
+		for (size_t i = 0; i < TG_ARRAY_SIZE(topics); i++) {
+			if (strcmp(topics[i].topic, topic) == 0) {
+				fputs(topics[i].text, out);
+				return;
+			}
+		}
+	}
+	fputs(main_help, out);
+}

@@ -1,0 +1,71 @@
+#!/bin/sh
+# run_test.sh — `txguard -- CMD` end to end: the exit-code contract, commit
+# and rollback on the workspace, the denial line on stderr, setup failures.
+# Nothing here is destructive: every target is in this test's temp dir.
+. "$(dirname "$0")/../lib/common.sh"
+tg_tmpdir
+ws="$TG_TMP/ws"
+# /tmp is writable under the default policy: "outside" lives in the build dir.
+out=$(mktemp -d "$TXGUARD_BUILD_DIR/test-outside.XXXXXX")
+trap 'rm -rf "$TG_TMP" "$out"' EXIT
+mkdir -p "$ws/src"
+export TXGUARD_STATE_DIR="$TG_TMP/state"
+printf 'hello\n' >"$ws/notes.txt"
+printf 'int main(void){return 0;}\n' >"$ws/src/main.c"
+chmod 640 "$ws/notes.txt"
+
+"$TXGUARD" doctor >/dev/null 2>&1 || skip "txguard doctor: this kernel forbids what txguard needs"
+
+tg() { "$TXGUARD" -q -w "$ws" "$@"; }
+code() { rc=0; "$@" || rc=$?; echo "$rc"; }
+
+# --- exit codes ---
+assert_eq "exit 0" 0 "$(code tg -- true)"
+assert_eq "exit 1" 1 "$(code tg -- false)"
+assert_eq "exit 255" 255 "$(code tg -- sh -c 'exit 255')"
+assert_eq "SIGTERM" 143 "$(code tg -- sh -c 'kill -TERM $$')"
+assert_eq "SIGKILL" 137 "$(code tg -- sh -c 'kill -KILL $$')"
+assert_eq "not found" 127 "$(code tg -- /nonexistent/cmd)"
+printf 'not executable\n' >"$TG_TMP/noexec"
+chmod 644 "$TG_TMP/noexec"
+assert_eq "not executable" 126 "$(code tg -- "$TG_TMP/noexec")"
+assert_eq "bad option" 125 "$(code tg --timeout soon -- true)"
+assert_eq "missing workspace" 125 "$(code "$TXGUARD" -q -w "$TG_TMP/nope" -- true)"
+
+# --- a failing command is rolled back byte for byte ---
+before=$(cd "$ws" && find . -printf '%p %y %m %s\n' | sort; cat notes.txt src/main.c)
+assert_eq "rollback exit" 3 "$(code tg -- sh -c 'rm -rf src; echo oops > notes.txt; touch junk; mkdir d; exit 3')"
+after=$(cd "$ws" && find . -printf '%p %y %m %s\n' | sort; cat notes.txt src/main.c)
+assert_eq "workspace restored" "$before" "$after"
+
+# --- a successful command commits ---
+assert_eq "commit exit" 0 "$(code tg -- sh -c 'echo world >> notes.txt; touch new')"
+assert_eq "committed content" "hello
+world" "$(cat "$ws/notes.txt")"
+[ -e "$ws/new" ] || fail "created file not committed"
+
+# --- --rollback-on ---
+assert_eq "codes: 1 is not failure" 1 "$(code tg --rollback-on 2 -- sh -c 'touch kept; exit 1')"
+[ -e "$ws/kept" ] || fail "--rollback-on 2 rolled back an exit 1"
+assert_eq "always" 0 "$(code tg --rollback-on always -- sh -c 'touch gone')"
+[ ! -e "$ws/gone" ] || fail "--rollback-on always did not roll back"
+
+# --- a write outside the workspace is denied with the rule on stderr ---
+rc=0
+"$TXGUARD" -w "$ws" -- sh -c "echo x > '$out/stolen'" 2>"$TG_TMP/err" || rc=$?
+[ "$rc" -ne 0 ] || fail "write outside the workspace succeeded"
+[ ! -e "$out/stolen" ] || fail "a file was created outside the workspace"
+grep -q "txguard: denied" "$TG_TMP/err" || fail "no denial line on stderr: $(cat "$TG_TMP/err")"
+
+# --- the journal does not show up in the workspace ---
+[ -z "$(ls -A "$ws" | grep -v -e '^notes.txt$' -e '^src$' -e '^new$' -e '^kept$')" ] ||
+	fail "txguard left files in the workspace: $(ls -A "$ws")"
+
+# --- a broken policy: nothing runs ---
+printf 'rules:\n  - id: x\n    action: explode\n' >"$TG_TMP/bad.yaml"
+rc=0
+"$TXGUARD" -w "$ws" -p "$TG_TMP/bad.yaml" -- touch "$ws/should-not-exist" 2>"$TG_TMP/err" || rc=$?
+assert_eq "bad policy exit" 125 "$rc"
+[ ! -e "$ws/should-not-exist" ] || fail "command ran despite a bad policy"
+grep -q "bad.yaml:[0-9]*:[0-9]*:" "$TG_TMP/err" || fail "policy error lacks file:line:col: $(cat "$TG_TMP/err")"
+echo "ok"

@@ -1,0 +1,227 @@
+/* test_args.c — tg_parse_args() called directly: every option, the
+ * subcommand words, and the errors that must not run anything. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "audit.h"
+#include "cli.h"
+
+static FILE *devnull;
+
+static void setup(void)
+{
+	devnull = fopen("/dev/null", "w");
+}
+
+static void teardown(void)
+{
+	fclose(devnull);
+}
+
+TestSuite(args, .init = setup, .fini = teardown);
+
+#define PARSE(o, ...)                                                   \
+	({                                                              \
+		char *v_[] = { "txguard", __VA_ARGS__, NULL };          \
+		tg_parse_args((int)TG_ARRAY_SIZE(v_) - 1, v_, (o), devnull); \
+	})
+
+Test(args, run_with_dashdash_keeps_command_flags)
+{
+	struct tg_opts o;
+	cr_assert_eq(PARSE(&o, "-w", "/tmp", "--", "rm", "-rf", "--help"), 0);
+	cr_assert_eq(o.cmd, TG_CMD_RUN);
+	cr_assert_str_eq(o.workspace, "/tmp");
+	cr_assert_str_eq(o.argv[0], "rm");
+	cr_assert_str_eq(o.argv[1], "-rf");
+	cr_assert_str_eq(o.argv[2], "--help");
+	cr_assert_null(o.argv[3]);
+	tg_opts_free(&o);
+}
+
+Test(args, run_subcommand_word)
+{
+	struct tg_opts o;
+	cr_assert_eq(PARSE(&o, "run", "--timeout", "1.5s", "--", "true"), 0);
+	cr_assert_eq(o.cmd, TG_CMD_RUN);
+	cr_assert_eq(o.timeout_ms, 1500);
+	tg_opts_free(&o);
+}
+
+Test(args, defaults)
+{
+	struct tg_opts o;
+	cr_assert_eq(PARSE(&o, "--", "true"), 0);
+	cr_assert_eq(o.kill_after_ms, 2000);
+	cr_assert_eq(o.grace_ms, 1000);
+	cr_assert_eq(o.max_procs, 4096);
+	cr_assert_eq(o.rollback_on, TG_RB_FAILURE);
+	cr_assert_eq(o.report_fd, -1);
+	cr_assert_eq(o.log_fd, -1);
+	cr_assert_eq(o.log_level, TG_LOG_DECISIONS);
+	cr_assert_not(o.audit_only);
+	tg_opts_free(&o);
+}
+
+Test(args, every_run_option)
+{
+	struct tg_opts o;
+	cr_assert_eq(PARSE(&o, "-p", "a.yaml", "--policy", "b.d", "--no-default-policy",
+	                   "--state-dir", "/s", "--rollback-on", "2,3", "--audit-only",
+	                   "--timeout", "2m", "--kill-after", "500ms", "--grace", "0",
+	                   "--max-procs", "64", "--memory-limit", "512M", "--max-file-size", "1G",
+	                   "--env-allow", "PATH", "--env-deny", "AWS_*", "--strip-secrets",
+	                   "--report", "r.json", "--report-fd", "7", "--log", "l.jsonl",
+	                   "--log-fd", "8", "--log-level", "all", "--lock", "fail", "--tx", "t1",
+	                   "--tx-failure", "all", "-q", "--color", "never", "--", "make"), 0);
+	cr_assert_str_eq(o.policies[0], "a.yaml");
+	cr_assert_str_eq(o.policies[1], "b.d");
+	cr_assert(o.no_default_policy);
+	cr_assert_str_eq(o.state_dir, "/s");
+	cr_assert_eq(o.rollback_on, TG_RB_CODES);
+	cr_assert_eq(o.nrollback_codes, 2);
+	cr_assert_eq(o.rollback_codes[1], 3);
+	cr_assert(o.audit_only);
+	cr_assert_eq(o.timeout_ms, 120000);
+	cr_assert_eq(o.kill_after_ms, 500);
+	cr_assert_eq(o.grace_ms, 0);
+	cr_assert_eq(o.max_procs, 64);
+	cr_assert_eq(o.memory_limit, 512ull << 20);
+	cr_assert_eq(o.max_file_size, 1ull << 30);
+	cr_assert_str_eq(o.env_allow[0], "PATH");
+	cr_assert_str_eq(o.env_deny[0], "AWS_*");
+	cr_assert(o.strip_secrets);
+	cr_assert_str_eq(o.report_path, "r.json");
+	cr_assert_eq(o.report_fd, 7);
+	cr_assert_str_eq(o.log_path, "l.jsonl");
+	cr_assert_eq(o.log_fd, 8);
+	cr_assert_eq(o.log_level, TG_LOG_ALL);
+	cr_assert(o.lock_fail);
+	cr_assert_str_eq(o.tx, "t1");
+	cr_assert(o.tx_failure_all);
+	cr_assert(o.quiet);
+	cr_assert_eq(o.color, TG_COLOR_NEVER);
+	cr_assert_str_eq(o.argv[0], "make");
+	tg_opts_free(&o);
+}
+
+Test(args, bad_values_are_errors)
+{
+	struct tg_opts o;
+	const char *bad[][3] = {
+		{ "--timeout", "soon", "--" }, { "--timeout", "0", "--" },
+		{ "--max-procs", "-1", "--" }, { "--max-procs", "x", "--" },
+		{ "--rollback-on", "sometimes", "--" }, { "--rollback-on", "256", "--" },
+		{ "--log-level", "verbose", "--" }, { "--lock", "maybe", "--" },
+		{ "--color", "blue", "--" }, { "--memory-limit", "lots", "--" },
+		{ "--report-fd", "x", "--" }, { "--tx-failure", "some", "--" },
+	};
+	for (size_t i = 0; i < TG_ARRAY_SIZE(bad); i++) {
+		char *v[] = { "txguard", (char *)bad[i][0], (char *)bad[i][1], "--", "true", NULL };
+		cr_assert_eq(tg_parse_args(5, v, &o, devnull), -EINVAL, "%s %s accepted", bad[i][0], bad[i][1]);
+		tg_opts_free(&o);
+	}
+}
+
+Test(args, no_command_is_an_error)
+{
+	struct tg_opts o;
+	cr_assert_eq(PARSE(&o, "-w", "/tmp"), -EINVAL);
+	tg_opts_free(&o);
+	cr_assert_eq(PARSE(&o, "--bogus", "--", "true"), -EINVAL);
+	tg_opts_free(&o);
+	cr_assert_eq(PARSE(&o, "frobnicate"), -EINVAL);
+	tg_opts_free(&o);
+}
+
+Test(args, subcommands)
+{
+	struct tg_opts o;
+	cr_assert_eq(PARSE(&o, "policy", "check", "x.yaml", "y.yaml"), 0);
+	cr_assert_eq(o.cmd, TG_CMD_POLICY_CHECK);
+	cr_assert_str_eq(o.policies[1], "y.yaml");
+	tg_opts_free(&o);
+
+	cr_assert_eq(PARSE(&o, "policy", "explain", "--json", "--", "rm", "-rf", "/"), 0);
+	cr_assert_eq(o.cmd, TG_CMD_POLICY_EXPLAIN);
+	cr_assert(o.json);
+	cr_assert_str_eq(o.explain_argv[2], "/");
+	tg_opts_free(&o);
+
+	cr_assert_eq(PARSE(&o, "policy", "explain", "rm"), -EINVAL);
+	tg_opts_free(&o);
+	cr_assert_eq(PARSE(&o, "policy", "frob"), -EINVAL);
+	tg_opts_free(&o);
+
+	cr_assert_eq(PARSE(&o, "undo", "--force", "abc"), 0);
+	cr_assert_eq(o.cmd, TG_CMD_UNDO);
+	cr_assert(o.force);
+	cr_assert_str_eq(o.id, "abc");
+	tg_opts_free(&o);
+
+	cr_assert_eq(PARSE(&o, "undo"), 0);
+	cr_assert_null(o.id);
+	tg_opts_free(&o);
+
+	cr_assert_eq(PARSE(&o, "diff", "id1", "src/a.c"), 0);
+	cr_assert_str_eq(o.path, "src/a.c");
+	tg_opts_free(&o);
+
+	cr_assert_eq(PARSE(&o, "show"), -EINVAL);
+	tg_opts_free(&o);
+	cr_assert_eq(PARSE(&o, "doctor", "--json"), 0);
+	cr_assert_eq(o.cmd, TG_CMD_DOCTOR);
+	tg_opts_free(&o);
+	cr_assert_eq(PARSE(&o, "recover", "-w", "/ws"), 0);
+	cr_assert_eq(o.cmd, TG_CMD_RECOVER);
+	tg_opts_free(&o);
+}
+
+Test(args, help_and_version)
+{
+	struct tg_opts o;
+	cr_assert_eq(PARSE(&o, "--help"), 0);
+	cr_assert_eq(o.cmd, TG_CMD_HELP);
+	cr_assert_null(o.help_topic);
+	tg_opts_free(&o);
+	cr_assert_eq(PARSE(&o, "undo", "--help"), 0);
+	cr_assert_eq(o.cmd, TG_CMD_HELP);
+	cr_assert_str_eq(o.help_topic, "undo");
+	tg_opts_free(&o);
+	cr_assert_eq(PARSE(&o, "policy", "check", "-h"), 0);
+	cr_assert_str_eq(o.help_topic, "policy check");
+	tg_opts_free(&o);
+	cr_assert_eq(PARSE(&o, "help", "log"), 0);
+	cr_assert_str_eq(o.help_topic, "log");
+	tg_opts_free(&o);
+	cr_assert_eq(PARSE(&o, "-V"), 0);
+	cr_assert_eq(o.cmd, TG_CMD_VERSION);
+	tg_opts_free(&o);
+}
+
+Test(args, rollback_rules)
+{
+	struct tg_opts o;
+	cr_assert_eq(PARSE(&o, "--", "true"), 0);
+	cr_assert_not(tg_should_rollback(&o, false, false, 0));
+	cr_assert(tg_should_rollback(&o, false, false, 1));
+	cr_assert(tg_should_rollback(&o, true, false, 143));
+	tg_opts_free(&o);
+
+	cr_assert_eq(PARSE(&o, "--rollback-on", "2", "--", "grep"), 0);
+	cr_assert_not(tg_should_rollback(&o, false, false, 1));
+	cr_assert(tg_should_rollback(&o, false, false, 2));
+	cr_assert(tg_should_rollback(&o, false, true, 0));
+	tg_opts_free(&o);
+
+	cr_assert_eq(PARSE(&o, "--rollback-on", "never", "--", "x"), 0);
+	cr_assert_not(tg_should_rollback(&o, true, true, 9));
+	tg_opts_free(&o);
+	cr_assert_eq(PARSE(&o, "--rollback-on", "always", "--", "x"), 0);
+	cr_assert(tg_should_rollback(&o, false, false, 0));
+	tg_opts_free(&o);
+	cr_assert_eq(PARSE(&o, "--rollback-on", "signal", "--", "x"), 0);
+	cr_assert_not(tg_should_rollback(&o, false, false, 1));
+	cr_assert(tg_should_rollback(&o, true, false, 137));
+	tg_opts_free(&o);
+}
