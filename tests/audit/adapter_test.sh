@@ -8,7 +8,7 @@ PY=/usr/bin/python3
 if ! (cd "$TG_TMP" && "$TXGUARD" --no-default-policy -q -- true) 2>"$TG_TMP/probe.err"; then
 	skip "txguard's run mode does not work yet: $(head -c 300 "$TG_TMP/probe.err")"
 fi
-cd "$TXGUARD_SOURCE_DIR/scripts/txguard_adapter"
+cd "$TXGUARD_SOURCE_DIR/scripts/txguard_adapter" || fail "no scripts/txguard_adapter"
 # -B: no __pycache__ in the source tree.
 "$PY" -B -m unittest -v test_adapter 2>&1 | tee "$TG_TMP/unittest.out"
 status=${PIPESTATUS[0]}
