@@ -11,7 +11,9 @@
  *   ESC_WS    the workspace (also the cwd)
  *   ESC_BIN   where esc-denied / esc-tool / esc-allowd live
  *   ESC_SOCK  a listening unix socket at a denied path
- *   ESC_ADDR, ESC_PORT   the denied IPv4 address (10.255.255.1:9)
+ *   ESC_DSOCK a unix datagram socket at a denied path
+ *   ESC_ADDR, ESC_PORT   a denied IPv4 address never routable (10.255.255.1:9)
+ *   ESC_LADDR the denied loopback address where the runner's witness listens
  *   ESC_TRIES bound for the race cases (default 2000)
  */
 #pragma once

@@ -106,7 +106,8 @@ elif ip route get 10.255.255.1 >/dev/null 2>&1; then
 	echo "# network cases skipped: 10.255.255.1 is routable here"
 else
 	: >"$ROOT/listen.log"
-	"$CASE_DIR/esc-listen" "$ROOT/listen.log" 127.13.13.13 9 "$ROOT/run/docker.sock" >"$ROOT/listen.ready" &
+	"$CASE_DIR/esc-listen" "$ROOT/listen.log" 127.13.13.13 9 "$ROOT/run/docker.sock" \
+		"$ROOT/run/docker.dgram" >"$ROOT/listen.ready" &
 	LISTENER=$!
 	for _ in $(seq 50); do
 		grep -q ready "$ROOT/listen.ready" 2>/dev/null && break
@@ -116,7 +117,7 @@ else
 fi
 
 export HOME=$ROOT/home ESC_OUT=$ROOT/out ESC_WS=$ROOT/ws ESC_BIN=$ROOT/bin
-export ESC_SOCK=$ROOT/run/docker.sock ESC_ADDR=10.255.255.1 ESC_LADDR=127.13.13.13 ESC_PORT=9
+export ESC_SOCK=$ROOT/run/docker.sock ESC_DSOCK=$ROOT/run/docker.dgram ESC_ADDR=10.255.255.1 ESC_LADDR=127.13.13.13 ESC_PORT=9
 export ESC_TRIES=${ESC_TRIES:-2000}
 
 reset_case() {
@@ -305,6 +306,7 @@ run_case git-symlink 0 "$C/esc-git-symlink"
 run_case mount-games 0 "$C/esc-mount-games"
 run_case memfd-exec 0 "$C/esc-memfd-exec"
 run_case shebang 0 "$C/esc-shebang"
+run_case alias-exec 0 "$C/esc-alias-exec"
 run_case argv-race 0 "$C/esc-exec-race" argv
 run_case exec-path-race 0 "$C/esc-exec-race" path
 run_case tiocsti 0 "$C/esc-tiocsti"

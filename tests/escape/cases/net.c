@@ -10,7 +10,10 @@
  *   udp   sendto() with the address, sendmsg() with msg_name, and
  *         connect()+send() on a UDP socket, to both
  *   unix  connect() to the listening unix socket ESC_SOCK at a denied path
- *         (a stand-in for /var/run/docker.sock)
+ *         (a stand-in for /var/run/docker.sock), directly, by a relative
+ *         name from its directory, through a workspace symlink to it and
+ *         through /proc/self/fd/N of an O_PATH fd on it; and sendto() a
+ *         datagram to ESC_DSOCK (also denied)
  * Breach when any of them gets through; the runner also checks the
  * listener's log, which records every connection or datagram that arrived. */
 #include <arpa/inet.h>
@@ -60,19 +63,54 @@ static bool try_udp(const char *var)
 	if (r == 0)
 		r = send(s2, "udp-connect", 11, 0);
 	ok |= got_through("udp connect+send", var, r, errno);
+	struct mmsghdr mm = { .msg_hdr = mh };
+	r = sendmmsg(s, &mm, 1, 0);
+	ok |= got_through("udp sendmmsg", var, r, errno);
 	return ok;
+}
+
+static bool unix_connect(const char *path)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
+	int s = socket(AF_UNIX, SOCK_STREAM, 0);
+	int r = connect(s, (struct sockaddr *)&sun, sizeof(sun));
+	esc_log("unix connect %s -> %s", sun.sun_path, r == 0 ? "connected" : strerror(errno));
+	if (r == 0 && send(s, "unix", 4, MSG_NOSIGNAL) < 0)
+		esc_log("unix write: %s", strerror(errno));
+	close(s);
+	return r == 0;
 }
 
 static bool try_unix(void)
 {
-	struct sockaddr_un sun = { .sun_family = AF_UNIX };
-	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", esc_env("ESC_SOCK"));
-	int s = socket(AF_UNIX, SOCK_STREAM, 0);
-	int r = connect(s, (struct sockaddr *)&sun, sizeof(sun));
-	esc_log("unix connect %s -> %s", sun.sun_path, r == 0 ? "connected" : strerror(errno));
-	if (r == 0 && write(s, "unix", 4) < 0)
-		esc_log("unix write: %s", strerror(errno));
-	return r == 0;
+	const char *sock = esc_env("ESC_SOCK");
+	bool ok = unix_connect(sock);
+	char dir[4096];
+	snprintf(dir, sizeof(dir), "%s", sock);
+	char *slash = strrchr(dir, '/');
+	if (slash) {
+		*slash = '\0';
+		if (chdir(dir) == 0)
+			ok |= unix_connect(slash + 1);
+		if (chdir(esc_env("ESC_WS")) < 0)
+			return true;
+	}
+	char *alias = esc_ws("sock-alias");
+	if (symlink(sock, alias) == 0)
+		ok |= unix_connect(alias);
+	int pfd = open(sock, O_PATH);
+	if (pfd >= 0) {
+		char magic[64];
+		snprintf(magic, sizeof(magic), "/proc/self/fd/%d", pfd);
+		ok |= unix_connect(magic);
+	}
+	struct sockaddr_un dun = { .sun_family = AF_UNIX };
+	snprintf(dun.sun_path, sizeof(dun.sun_path), "%s", esc_env("ESC_DSOCK"));
+	int d = socket(AF_UNIX, SOCK_DGRAM, 0);
+	ssize_t r = sendto(d, "unix-dgram", 10, 0, (struct sockaddr *)&dun, sizeof(dun));
+	esc_log("unix dgram sendto %s -> %s", dun.sun_path, r >= 0 ? "sent" : strerror(errno));
+	return ok || r >= 0;
 }
 
 int main(int argc, char **argv)

@@ -8,6 +8,7 @@
  * back as proof ("#\n": the pty is in canonical mode). */
 #include <poll.h>
 #include <sys/ioctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include "../esc.h"
 
@@ -20,6 +21,14 @@ static bool inject(int fd, const char *what)
 		return true;
 	}
 	esc_log("TIOCSTI on %s: %s", what, strerror(errno));
+	/* The kernel takes cmd as an unsigned int: garbage in the upper half of
+	 * the register must not walk past a filter comparing all 64 bits. */
+	if (syscall(__NR_ioctl, fd, (unsigned long)TIOCSTI | (1UL << 32), &c) == 0) {
+		ioctl(fd, TIOCSTI, &nl);
+		esc_log("TIOCSTI with high bits set on %s worked", what);
+		return true;
+	}
+	esc_log("TIOCSTI with high bits set on %s: %s", what, strerror(errno));
 	char sel[2] = { 2 /* TIOCL_SETSEL */, 0 };
 	if (ioctl(fd, TIOCLINUX, sel) == 0) {
 		esc_log("TIOCLINUX on %s worked", what);
