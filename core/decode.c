@@ -351,11 +351,10 @@ int tg_decode_full(pid_t pid, long nr, const uint64_t args[6], struct tg_op *op,
 	op->nr = nr;
 	op->pid = pid;
 	op->uid = op->gid = -1;
-	if (!sc) {
-		op->kind = TG_OP_SYSCALL;
-		op->name = "unknown";
-		return 0;
-	}
+	/* Not ours: a filter the tracee stacked itself returned RET_TRACE,
+	 * and we are the tracer it reaches. Nothing to judge. */
+	if (!sc)
+		return TG_DECODE_SKIP;
 	op->kind = sc->kind;
 	op->name = sc->name;
 	op->writes = sc->writes;

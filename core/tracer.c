@@ -881,8 +881,7 @@ static void probe_child(int go_fd)
 static void ptrace_hint(struct tg_kernel_features *f, int err)
 {
 	snprintf(f->ptrace_error, sizeof(f->ptrace_error),
-	         "PTRACE_SEIZE of a child failed: %s (check kernel.yama.ptrace_scope, "
-	         "the container's seccomp profile, CAP_SYS_PTRACE)",
+	         "%s: check Yama ptrace_scope, the container's seccomp profile, CAP_SYS_PTRACE",
 	         strerror(err));
 }
 

@@ -358,6 +358,14 @@ t_fixed() {
 	log_has "ntraps=1 "
 }
 
+# Fail closed: a tracer inside the tree cannot ptrace (EPERM in BPF), so
+# it refuses to run its command at all instead of running it untraced.
+t_nested() {
+	drv -- "$DRV" -- "$PROBE" mkdir nested-ran
+	assert_eq "inner tracer fails closed" 125 "$RC"
+	[ ! -e nested-ran ] || fail "the inner command ran untraced"
+}
+
 t_network() {
 	drv -- "$PROBE" connect 127.0.0.1 9 >/dev/null
 	log_lacks "^op connect"

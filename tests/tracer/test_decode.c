@@ -1,0 +1,221 @@
+/* Unit tests: the syscall table and the decoder, run on our own process
+ * (process_vm_readv on oneself needs no ptrace). */
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "decode.h"
+#include "syscalls.h"
+#include "util.h"
+
+#define U(p) ((uint64_t)(uintptr_t)(p))
+
+static char cwd[PATH_MAX];
+
+static void setup(void)
+{
+	cr_assert(getcwd(cwd, sizeof(cwd)));
+}
+
+TestSuite(decode, .init = setup);
+
+Test(decode, table_rows_are_consistent)
+{
+	size_t n;
+	const struct tg_syscall *t = tg_syscalls(&n);
+	cr_assert_gt(n, 60);
+	for (size_t i = 0; i < n; i++) {
+		cr_assert_eq(tg_syscall_by_nr(t[i].nr), &t[i], "duplicate nr %ld", t[i].nr);
+		cr_assert_eq(tg_syscall_by_name(t[i].name), &t[i], "duplicate %s", t[i].name);
+		if (t[i].trap == TG_DENY || t[i].trap == TG_DENY_IF)
+			cr_assert_gt(t[i].err, 0, "%s has no errno", t[i].name);
+		if (t[i].trap == TG_TRAP_IF || t[i].trap == TG_DENY_IF)
+			cr_assert_gt(t[i].ncond, 0, "%s has no condition", t[i].name);
+		if (t[i].writes)
+			cr_assert(tg_syscall_arg(&t[i], TG_A_PATH) >= 0 || tg_syscall_arg(&t[i], TG_A_FD) >= 0 ||
+			          t[i].kind == TG_OP_SYSCALL, "%s mutates nothing nameable", t[i].name);
+	}
+	/* Every trapped path call has its *at variant trapped too. */
+	const char *pairs[][2] = {
+		{ "open", "openat" }, { "unlink", "unlinkat" }, { "rename", "renameat" },
+		{ "link", "linkat" }, { "symlink", "symlinkat" }, { "mkdir", "mkdirat" },
+		{ "mknod", "mknodat" }, { "chmod", "fchmodat" }, { "chown", "fchownat" },
+		{ "utimes", "futimesat" }, { "execve", "execveat" }, { "rmdir", "unlinkat" },
+	};
+	for (size_t i = 0; i < TG_ARRAY_SIZE(pairs); i++) {
+		cr_assert(tg_syscall_by_name(pairs[i][0]));
+		cr_assert(tg_syscall_by_name(pairs[i][1]));
+	}
+	cr_assert_eq(tg_syscall_by_name("unlinkat")->nr, SYS_unlinkat);
+	cr_assert_null(tg_syscall_by_nr(SYS_read));
+}
+
+Test(decode, mem_read_string_limits)
+{
+	char *s = NULL;
+	cr_assert_eq(tg_mem_read_string(getpid(), U("hello"), 64, &s), 0);
+	cr_assert_str_eq(s, "hello");
+	free(s);
+	cr_assert_eq(tg_mem_read_string(getpid(), 0, 64, &s), -EFAULT);
+	cr_assert_eq(tg_mem_read_string(getpid(), U("0123456789"), 5, &s), -ENAMETOOLONG);
+
+	/* Unterminated up to an unmapped page: EFAULT, not a crash. */
+	long pg = sysconf(_SC_PAGESIZE);
+	char *m = mmap(NULL, (size_t)pg * 2, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	cr_assert_neq(m, MAP_FAILED);
+	cr_assert_eq(munmap(m + pg, (size_t)pg), 0);
+	memset(m, 'x', (size_t)pg);
+	cr_assert_eq(tg_mem_read_string(getpid(), U(m + pg - 10), 4096, &s), -EFAULT);
+	/* A string ending right at the page end reads fine. */
+	m[pg - 1] = '\0';
+	cr_assert_eq(tg_mem_read_string(getpid(), U(m + pg - 4), 4096, &s), 0);
+	cr_assert_str_eq(s, "xxx");
+	free(s);
+	munmap(m, (size_t)pg);
+}
+
+Test(decode, argv)
+{
+	char *argv[] = { "sh", "-c", "echo hi", NULL };
+	char **out = NULL;
+	size_t n = 0;
+	cr_assert_eq(tg_mem_read_argv(getpid(), U(argv), &out, &n), 0);
+	cr_assert_eq(n, 3);
+	cr_assert_str_eq(out[2], "echo hi");
+	cr_assert_null(out[3]);
+	tg_strv_free(out);
+	cr_assert_eq(tg_mem_read_argv(getpid(), 0, &out, &n), 0);
+	cr_assert_eq(n, 0);
+	tg_strv_free(out);
+}
+
+static int dec(long nr, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, struct tg_op *op)
+{
+	uint64_t args[6] = { a0, a1, a2, a3, a4, 0 };
+	return tg_decode(getpid(), nr, args, op);
+}
+
+static char *in_cwd(const char *name)
+{
+	return tg_asprintf("%s/%s", cwd, name);
+}
+
+Test(decode, opens)
+{
+	struct tg_op op;
+	_cleanup_free_ char *x = in_cwd("x");
+
+	cr_assert_eq(dec(SYS_openat, (uint64_t)AT_FDCWD, U("x"), O_RDONLY, 0, 0, &op), TG_DECODE_SKIP);
+	tg_op_clear(&op);
+	cr_assert_eq(dec(SYS_openat, (uint64_t)AT_FDCWD, U("x"), O_WRONLY | O_CREAT, 0640, 0, &op), 0);
+	cr_assert_eq(op.kind, TG_OP_OPEN);
+	cr_assert_str_eq(op.path, x);
+	cr_assert(op.writes);
+	cr_assert(op.follow);
+	cr_assert_eq(op.mode, 0640);
+	tg_op_clear(&op);
+	cr_assert_eq(dec(SYS_open, U("x"), O_WRONLY | O_CREAT | O_EXCL, 0, 0, 0, &op), 0);
+	cr_assert_not(op.follow, "O_CREAT|O_EXCL never follows the last link");
+	tg_op_clear(&op);
+	cr_assert_eq(dec(SYS_creat, U("x"), 0600, 0, 0, 0, &op), 0);
+	cr_assert_eq(op.flags, O_CREAT | O_WRONLY | O_TRUNC);
+	tg_op_clear(&op);
+}
+
+Test(decode, namespace_ops)
+{
+	struct tg_op op;
+	_cleanup_free_ char *a = in_cwd("a");
+	_cleanup_free_ char *b = in_cwd("b");
+
+	cr_assert_eq(dec(SYS_unlinkat, (uint64_t)AT_FDCWD, U("a"), AT_REMOVEDIR, 0, 0, &op), 0);
+	cr_assert_eq(op.kind, TG_OP_RMDIR);
+	cr_assert_str_eq(op.path, a);
+	tg_op_clear(&op);
+	cr_assert_eq(dec(SYS_renameat2, (uint64_t)AT_FDCWD, U("a"), (uint64_t)AT_FDCWD, U("b"), 1, &op), 0);
+	cr_assert_eq(op.kind, TG_OP_RENAME);
+	cr_assert_str_eq(op.path2, b);
+	cr_assert_eq(op.flags, 1);
+	cr_assert_not(op.follow);
+	tg_op_clear(&op);
+	cr_assert_eq(dec(SYS_symlink, U("../t"), U("a"), 0, 0, 0, &op), 0);
+	cr_assert_str_eq(op.target, "../t");
+	cr_assert_str_eq(op.path, a);
+	tg_op_clear(&op);
+	cr_assert_eq(dec(SYS_fchownat, (uint64_t)AT_FDCWD, U("a"), 0xffffffffu, 7, AT_SYMLINK_NOFOLLOW, &op), 0);
+	cr_assert_eq(op.uid, -1);
+	cr_assert_eq(op.gid, 7);
+	cr_assert_not(op.follow);
+	tg_op_clear(&op);
+}
+
+Test(decode, fd_ops_name_the_fd)
+{
+	struct tg_op op;
+	char tmpl[] = "/tmp/tg-decode-XXXXXX";
+	int fd = mkstemp(tmpl);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(dec(SYS_fchmod, (uint64_t)fd, 0600, 0, 0, 0, &op), 0);
+	cr_assert_str_eq(op.path, tmpl);
+	tg_op_clear(&op);
+	/* futimens() is utimensat(fd, NULL, ...). */
+	cr_assert_eq(dec(SYS_utimensat, (uint64_t)fd, 0, 0, 0, 0, &op), 0);
+	cr_assert_eq(op.kind, TG_OP_UTIMES);
+	cr_assert_str_eq(op.path, tmpl);
+	tg_op_clear(&op);
+	cr_assert_eq(dec(SYS_fsetxattr, (uint64_t)fd, U("user.k"), 0, 0, 0, &op), 0);
+	cr_assert_str_eq(op.xattr_name, "user.k");
+	tg_op_clear(&op);
+	/* execveat(fd, "", AT_EMPTY_PATH) runs the fd itself. */
+	char *argv[] = { "p", NULL };
+	cr_assert_eq(dec(SYS_execveat, (uint64_t)fd, U(""), U(argv), 0, AT_EMPTY_PATH, &op), 0);
+	cr_assert_str_eq(op.path, tmpl);
+	cr_assert_eq(op.argc, 1);
+	tg_op_clear(&op);
+	unlink(tmpl);
+	close(fd);
+}
+
+Test(decode, bad_arguments_fail_like_the_kernel)
+{
+	struct tg_op op;
+	char longp[PATH_MAX + 10];
+	memset(longp, 'a', sizeof(longp) - 1);
+	longp[sizeof(longp) - 1] = '\0';
+	cr_assert_eq(dec(SYS_unlink, 0, 0, 0, 0, 0, &op), -EFAULT);
+	tg_op_clear(&op);
+	cr_assert_eq(dec(SYS_unlink, U(""), 0, 0, 0, 0, &op), -ENOENT);
+	tg_op_clear(&op);
+	cr_assert_eq(dec(SYS_unlink, U(longp), 0, 0, 0, 0, &op), -ENAMETOOLONG);
+	tg_op_clear(&op);
+	cr_assert_eq(dec(SYS_read, 0, 0, 0, 0, 0, &op), TG_DECODE_SKIP);
+	tg_op_clear(&op);
+}
+
+Test(decode, network)
+{
+	struct tg_op op;
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(53) };
+	cr_assert_eq(dec(SYS_connect, 3, U(&sa), sizeof(sa), 0, 0, &op), 0);
+	cr_assert_eq(op.kind, TG_OP_CONNECT);
+	cr_assert_eq(op.addrlen, sizeof(sa));
+	cr_assert_eq(((struct sockaddr_in *)&op.addr)->sin_port, htons(53));
+	tg_op_clear(&op);
+	struct msghdr m = { 0 };
+	cr_assert_eq(dec(SYS_sendmsg, 3, U(&m), 0, 0, 0, &op), TG_DECODE_SKIP);
+	tg_op_clear(&op);
+	m.msg_name = &sa;
+	m.msg_namelen = sizeof(sa);
+	cr_assert_eq(dec(SYS_sendmsg, 3, U(&m), 0, 0, 0, &op), 0);
+	cr_assert_eq(op.kind, TG_OP_SENDTO);
+	cr_assert_eq(op.addr.ss_family, AF_INET);
+	tg_op_clear(&op);
+}
