@@ -161,6 +161,27 @@ t_daemon() {
 	[ ! -e "$W/daemon-ran" ] || fail "daemon survived"
 }
 
+# PTRACE_O_EXITKILL: if the tracer dies, the whole tree dies with it.
+t_exitkill() {
+	rm -f "$LOG"
+	"$DRV" -- /bin/sh -c "'$TREE' sleep 30000 & '$TREE' sleep 30000" &
+	dpid=$!
+	i=0
+	while [ "$(log_count '^exec .*tree|sleep')" -lt 2 ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	pids=$(sed -n 's/^exec \([0-9]*\) .*tree|sleep.*/\1/p' "$LOG")
+	[ -n "$pids" ] || fail "the tree did not start"
+	kill -KILL $dpid
+	wait $dpid || :
+	for p in $pids; do
+		i=0
+		while kill -0 "$p" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+		if kill -0 "$p" 2>/dev/null; then
+			kill -KILL "$p"
+			fail "tracee $p outlived its tracer"
+		fi
+	done
+}
+
 t_stopcont() {
 	rm -f "$W/pid"
 	"$DRV" -- /bin/sh -c 'echo $$ > pid.tmp; mv pid.tmp pid; kill -STOP $$; echo resumed; exit 3' \
