@@ -118,7 +118,7 @@ fi
 
 export HOME=$ROOT/home ESC_OUT=$ROOT/out ESC_WS=$ROOT/ws ESC_BIN=$ROOT/bin
 export ESC_SOCK=$ROOT/run/docker.sock ESC_DSOCK=$ROOT/run/docker.dgram ESC_ADDR=10.255.255.1 ESC_LADDR=127.13.13.13 ESC_PORT=9
-export ESC_TRIES=${ESC_TRIES:-2000}
+export ESC_TRIES=${ESC_TRIES:-2000} ESC_STATE=$ROOT/state
 
 reset_case() {
 	rm -rf "$ROOT/ws" "$ROOT/out" "$ROOT/state"
@@ -181,6 +181,7 @@ check_evidence() {
 	case "$name" in
 	kill-tracer) check_kill_tracer ;;
 	tracer-fds) check_recovered "after a tracee took the tracer's files" ;;
+	journal-tamper) check_recovered "after a tracee went after the state directory" ;;
 	esac
 }
 
@@ -231,7 +232,9 @@ run_case() {
 	if [ "$MODE" = native ]; then
 		(cd "$ROOT/ws" && timeout -k 5 300 "$@") >"$ROOT/case.out" 2>"$ROOT/case.err" </dev/null
 	else
+		# --log and --report: their files must not leak into the tree.
 		(cd "$ROOT/ws" && timeout -k 5 300 "$TXGUARD" -w "$ROOT/ws" --state-dir "$ROOT/state" \
+			--log "$ROOT/case.log" --log-level exec --report "$ROOT/case.report" \
 			-p "$ROOT/battery.yaml" -- "$@") >"$ROOT/case.out" 2>"$ROOT/case.err" </dev/null
 	fi
 	rc=$?
@@ -290,6 +293,8 @@ run_case ptrace-sibling 0 "$C/esc-ptrace-sibling"
 run_case vm-writev 0 "$C/esc-mem-race" vm-writev
 run_case proc-mem 0 "$C/esc-mem-race" proc-mem
 run_case tracer-fds 0 "$C/esc-tracer-fds"
+run_case leaked-fds 0 "$C/esc-leaked-fds"
+run_case journal-tamper 0 "$C/esc-journal-tamper"
 run_case seccomp-listener 0 "$C/esc-seccomp-listener"
 run_case symlink-swap 0 "$C/esc-symlink-swap"
 run_case dotdot 0 "$C/esc-dotdot"
