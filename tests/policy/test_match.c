@@ -561,3 +561,27 @@ Test(policy, relative_args_follow_process_cwd)
 	tg_op_clear(&op);
 	tg_policy_free(p);
 }
+
+Test(policy, missing_program_is_left_to_the_kernel, .init = setup_default, .fini = teardown_default)
+{
+	/* dash tries execve("/usr/local/sbin/rm") first: ENOENT, not a denial. */
+	char *argv[] = { "rm", "-rf", "/etc/x", NULL };
+	struct tg_op op = { .kind = TG_OP_EXEC, .argv = argv, .argc = 3, .pid = getpid() };
+	struct tg_verdict v;
+	op.path = "/nonexistent-dir/rm";
+	tg_policy_decide(dflt, &op, &v);
+	cr_expect_eq(v.action, TG_ACT_ALLOW);
+	op.path = "/bin/sh";
+	tg_policy_decide(dflt, &op, &v);
+	cr_expect_eq(v.action, TG_ACT_DENY, "an existing program is judged");
+	op.pid = 0;
+	op.path = "/nonexistent-dir/rm";
+	tg_policy_decide(dflt, &op, &v);
+	cr_expect_eq(v.action, TG_ACT_DENY, "without a tracee (explain) it is judged");
+	/* kill rules are never skipped */
+	char *argv2[] = { "rm", "-rf", "/", NULL };
+	op.argv = argv2;
+	op.pid = getpid();
+	tg_policy_decide(dflt, &op, &v);
+	cr_expect_eq(v.action, TG_ACT_KILL);
+}
