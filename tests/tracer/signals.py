@@ -3,10 +3,12 @@
 
   signals.py ctrlc DRIVER TREE LOG    Ctrl-C typed on a pty: the command gets ONE SIGINT
   signals.py forward DRIVER TREE LOG  SIGINT sent to the driver alone is forwarded once
+  signals.py ctrlz DRIVER TREE LOG    job control in an interactive bash: Ctrl-Z, fg, Ctrl-C
 Exit 0 when the command saw exactly one SIGINT and the run ended "interrupted".
 """
 import os
 import pty
+import re
 import signal
 import subprocess
 import sys
@@ -78,7 +80,43 @@ def forward(driver, tree, log):
     check(p.returncode << 8, log)
 
 
+def ctrlz(driver, tree, log):
+    import select
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execv("/bin/bash", ["bash", "--norc", "--noprofile", "-i"])
+
+    def until(pat, timeout=10):
+        buf = b""
+        end = time.time() + timeout
+        while not re.search(pat, buf) and time.time() < end:
+            if select.select([fd], [], [], 0.1)[0]:
+                try:
+                    buf += os.read(fd, 4096)
+                except OSError:
+                    break
+        if not re.search(pat, buf):
+            fail("no %r in %r" % (pat, buf))
+        return buf
+
+    os.write(fd, b"PS1='$ '\n")
+    os.write(fd, ("%s -- %s count-int 100\n" % (driver, tree)).encode())
+    until(b"ready")
+    os.write(fd, b"\x1a")
+    until(b"Stopped")
+    os.write(fd, b"fg\n")
+    time.sleep(0.5)
+    os.write(fd, b"\x03")
+    time.sleep(0.3)
+    os.write(fd, b"echo rc=$?\n")
+    out = until(rb"rc=\d+\r")
+    os.write(fd, b"exit\n")
+    wait_exit(pid)
+    if b"rc=1\r" not in out:
+        fail("after Ctrl-Z, fg, Ctrl-C the command should count one SIGINT: %r" % out)
+
+
 if __name__ == "__main__":
     mode, driver, tree, log = sys.argv[1:5]
     os.environ["TG_DRIVER_LOG"] = log
-    {"ctrlc": ctrlc, "forward": forward}[mode](driver, tree, log)
+    {"ctrlc": ctrlc, "forward": forward, "ctrlz": ctrlz}[mode](driver, tree, log)

@@ -208,6 +208,9 @@ t_ctrlc() {
 	[ -x /usr/bin/python3 ] || skip "python3 needed for a pty"
 	/usr/bin/python3 "$TRACER_SRC/signals.py" ctrlc "$DRV" "$TREE" "$LOG"
 	/usr/bin/python3 "$TRACER_SRC/signals.py" forward "$DRV" "$TREE" "$LOG"
+	if [ -x /bin/bash ]; then
+		/usr/bin/python3 "$TRACER_SRC/signals.py" ctrlz "$DRV" "$TREE" "$LOG"
+	fi
 }
 
 t_timeout() {
