@@ -4,7 +4,6 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <string.h>
-#include <sys/file.h>
 
 #include "history.h"
 #include "history_int.h"
@@ -191,17 +190,87 @@ int tg_hist_find(const struct tg_hist *h, const char *id, size_t *idx)
 	return 0;
 }
 
-/* ---- show: changes from records ---- */
+/* ---- show: changes from records and the post-state ----
+ *
+ * The same classification txn.c makes at commit (so show agrees with the
+ * counts in the log): each path's events in log order, whether it existed
+ * before (its first event is not a creation or a move in) and whether it
+ * existed at commit (the post-state). */
 
-struct changes_ctx {
-	struct tg_changes *out;
-	struct tg_strset seen;       /* path -> index in out->v */
+enum { EV_CREATED, EV_CONTENT, EV_META, EV_GONE, EV_MOVED_OUT, EV_MOVED_IN };
+
+struct ev {
+	char *path;
+	char *other;                 /* rename partner */
+	uint64_t seq;
+	int what;
 };
 
-static int push_change(struct changes_ctx *c, enum tg_change_kind kind, const char *path,
+struct evs {
+	struct ev *v;
+	size_t n, cap;
+};
+
+static int ev_push(struct evs *s, const char *path, uint64_t seq, int what, const char *other)
+{
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 256;
+		struct ev *nv = realloc(s->v, cap * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		s->v = nv;
+		s->cap = cap;
+	}
+	struct ev *e = &s->v[s->n];
+	*e = (struct ev){ .path = tg_strdup(path), .other = other ? tg_strdup(other) : NULL,
+	                  .seq = seq, .what = what };
+	if (!e->path || (other && !e->other)) {
+		free(e->path);
+		free(e->other);
+		return -ENOMEM;
+	}
+	s->n++;
+	return 0;
+}
+
+static int ev_of_record(void *ud, const struct tg_jrec *r)
+{
+	struct evs *s = ud;
+	switch (r->kind) {
+	case TG_JREC_CREATED: return ev_push(s, r->path, r->seq, EV_CREATED, NULL);
+	case TG_JREC_CONTENT: return ev_push(s, r->path, r->seq, EV_CONTENT, NULL);
+	case TG_JREC_META:
+		return r->flags & TG_JREC_F_IMPLICIT ? 0 : ev_push(s, r->path, r->seq, EV_META, NULL);
+	case TG_JREC_STASHED:
+	case TG_JREC_RMDIR:
+	case TG_JREC_SAVED: return ev_push(s, r->path, r->seq, EV_GONE, NULL);
+	case TG_JREC_RENAMED: {
+		int e = ev_push(s, r->path, r->seq, EV_MOVED_OUT, r->path2);
+		return e ? e : ev_push(s, r->path2, r->seq, EV_MOVED_IN, r->path);
+	}
+	default: return 0;
+	}
+}
+
+static int ev_cmp(const void *a, const void *b)
+{
+	const struct ev *x = a, *y = b;
+	int c = strcmp(x->path, y->path);
+	return c ? c : x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static void evs_clear(struct evs *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		free(s->v[i].path);
+		free(s->v[i].other);
+	}
+	free(s->v);
+}
+
+static int push_change(struct tg_changes *o, enum tg_change_kind kind, const char *path,
                        const char *from)
 {
-	struct tg_changes *o = c->out;
 	struct tg_change *v = realloc(o->v, (o->n + 1) * sizeof(*v));
 	if (!v)
 		return -ENOMEM;
@@ -214,69 +283,104 @@ static int push_change(struct changes_ctx *c, enum tg_change_kind kind, const ch
 		free(v[o->n].from);
 		return -ENOMEM;
 	}
-	int rc = tg_strset_add(&c->seen, path, o->n);
+	o->count[kind]++;
 	o->n++;
-	return rc < 0 ? rc : 0;
+	return 0;
 }
 
-static bool is_removal(enum tg_jrec_kind k)
+/* Paths absent at commit, from the journal's post file (journal_history.c:
+ * one "ESCAPED-PATH\tSTATE" line per path, STATE "-" when absent, %XX
+ * escapes). */
+static int unhex(int c)
 {
-	return k == TG_JREC_STASHED || k == TG_JREC_SAVED || k == TG_JREC_RMDIR;
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10 :
+	       c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
 }
 
-/* A path removed and then made again in the same run was replaced: modified. */
-static void mark_replaced(struct changes_ctx *c, const char *path)
+static char *unescape(const char *s, size_t n)
 {
-	size_t i = tg_strset_get(&c->seen, path);
-	if (i != SIZE_MAX && c->out->v[i].kind == TG_CHANGE_DELETED)
-		c->out->v[i].kind = TG_CHANGE_MODIFIED;
-}
-
-static int change_of_record(void *ud, const struct tg_jrec *r)
-{
-	struct changes_ctx *c = ud;
-	if (r->kind == TG_JREC_BORN || (r->kind == TG_JREC_META && (r->flags & TG_JREC_F_IMPLICIT)))
-		return 0;
-	if (r->kind == TG_JREC_RENAMED) {
-		mark_replaced(c, r->path2);
-		size_t i = tg_strset_get(&c->seen, r->path2);
-		if (i != SIZE_MAX && c->out->v[i].kind == TG_CHANGE_MODIFIED) {
-			/* rename over an existing file: one "renamed" entry says it */
-			c->out->v[i].kind = TG_CHANGE_RENAMED;
-			free(c->out->v[i].from);
-			c->out->v[i].from = tg_strdup(r->path);
-			return c->out->v[i].from ? 0 : -ENOMEM;
+	char *o = malloc(n + 1), *q = o;
+	if (!o)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '%' && i + 2 < n + 1 && unhex(s[i + 1]) >= 0 && unhex(s[i + 2]) >= 0) {
+			*q++ = (char)(unhex(s[i + 1]) * 16 + unhex(s[i + 2]));
+			i += 2;
+		} else {
+			*q++ = s[i];
 		}
-		if (i != SIZE_MAX)
-			return 0;
-		return push_change(c, TG_CHANGE_RENAMED, r->path2, r->path);
 	}
-	if (r->kind == TG_JREC_CREATED) {
-		mark_replaced(c, r->path);
-		if (tg_strset_get(&c->seen, r->path) != SIZE_MAX)
-			return 0;
-		return push_change(c, TG_CHANGE_CREATED, r->path, NULL);
+	*q = '\0';
+	return o;
+}
+
+static int load_absent(const char *sd, const char *id, struct tg_strset *absent)
+{
+	_cleanup_free_ char *p = tg_asprintf("%s/txn/%s/post", sd, id);
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0;
+	int rc = p ? tg_read_file(p, &text, &len, 1u << 30) : -ENOMEM;
+	if (rc < 0)
+		return rc;
+	for (char *l = text; l < text + len;) {
+		char *nl = memchr(l, '\n', (size_t)(text + len - l));
+		char *tab = nl ? memchr(l, '\t', (size_t)(nl - l)) : NULL;
+		if (!tab)
+			break;
+		if (nl - tab == 2 && tab[1] == '-') {
+			_cleanup_free_ char *rel = unescape(l, (size_t)(tab - l));
+			if (!rel || tg_strset_add(absent, rel, 0) < 0)
+				return -ENOMEM;
+		}
+		l = nl + 1;
 	}
-	if (tg_strset_get(&c->seen, r->path) != SIZE_MAX)
-		return 0;
-	enum tg_change_kind k = is_removal(r->kind) ? TG_CHANGE_DELETED :
-	                        r->kind == TG_JREC_CONTENT ? TG_CHANGE_MODIFIED : TG_CHANGE_METADATA;
-	return push_change(c, k, r->path, NULL);
+	return 0;
+}
+
+/* One path from its events [a, b): the rule of txn.c's classify(). */
+static int classify(const struct ev *a, const struct ev *b, bool exists, struct tg_changes *out)
+{
+	bool existed = a->what != EV_CREATED && a->what != EV_MOVED_IN;
+	bool content = false, meta = false, moved = false;
+	for (const struct ev *e = a; e < b; e++) {
+		content |= e->what == EV_CONTENT || e->what == EV_GONE || e->what == EV_CREATED;
+		meta |= e->what == EV_META;
+		moved |= e->what == EV_MOVED_OUT;
+	}
+	if (!existed && exists)
+		return a->what == EV_MOVED_IN ? push_change(out, TG_CHANGE_RENAMED, a->path, a->other)
+		                              : push_change(out, TG_CHANGE_CREATED, a->path, NULL);
+	if (existed && !exists)
+		return moved ? 0 : push_change(out, TG_CHANGE_DELETED, a->path, NULL);
+	if (existed && exists && (content || meta || b - a > 1 || a->what != EV_MOVED_OUT))
+		return push_change(out, content || !meta ? TG_CHANGE_MODIFIED : TG_CHANGE_METADATA,
+		                   a->path, NULL);
+	return 0;
 }
 
 int tg_hist_changes(const char *state_dir, const char *id, struct tg_changes *out)
 {
-	struct changes_ctx c = { .out = out };
 	memset(out, 0, sizeof(*out));
-	int rc = tg_history_records(state_dir, id, change_of_record, &c);
-	tg_strset_clear(&c.seen);
-	if (rc < 0) {
-		tg_changes_clear(out);
-		return rc;
+	struct evs s = { 0 };
+	struct tg_strset absent = { 0 };
+	int rc = tg_history_records(state_dir, id, ev_of_record, &s);
+	if (rc == 0)
+		rc = load_absent(state_dir, id, &absent);
+	if (rc == 0 && s.n)
+		qsort(s.v, s.n, sizeof(*s.v), ev_cmp);
+	for (size_t i = 0; rc == 0 && i < s.n;) {
+		size_t k = i;
+		while (k < s.n && strcmp(s.v[k].path, s.v[i].path) == 0)
+			k++;
+		bool exists = tg_strset_get(&absent, s.v[i].path) == SIZE_MAX;
+		rc = classify(&s.v[i], &s.v[k], exists, out);
+		i = k;
 	}
-	for (size_t i = 0; i < out->n; i++)
-		out->count[out->v[i].kind]++;
-	return 0;
+	evs_clear(&s);
+	tg_strset_clear(&absent);
+	if (rc < 0)
+		tg_changes_clear(out);
+	return rc;
 }
 
 /* ---- undo ---- */
@@ -319,6 +423,23 @@ struct check_ctx {
 	bool all;                        /* report every changed path (no newer filter) */
 };
 
+/* rel or one of its ancestors is in s (a newer run that renamed or removed
+ * a directory changed everything below it). */
+static bool self_or_ancestor_in(const struct tg_strset *s, const char *rel)
+{
+	if (tg_strset_get(s, rel) != SIZE_MAX)
+		return true;
+	_cleanup_free_ char *p = tg_strdup(rel);
+	if (!p)
+		return false;
+	for (char *slash = strrchr(p, '/'); slash; slash = strrchr(p, '/')) {
+		*slash = '\0';
+		if (tg_strset_get(s, p) != SIZE_MAX)
+			return true;
+	}
+	return false;
+}
+
 static int check_path(void *ud, const char *rel, bool changed)
 {
 	struct check_ctx *c = ud;
@@ -326,7 +447,7 @@ static int check_path(void *ud, const char *rel, bool changed)
 		return -ENOMEM;
 	/* A newer run of the set changed it: it is checked again, against this
 	 * run's post-state, after that run is undone (tg_history_undo). */
-	if (!changed || (!c->all && tg_strset_get(c->newer, rel) != SIZE_MAX))
+	if (!changed || (!c->all && self_or_ancestor_in(c->newer, rel)))
 		return 0;
 	return add_conflict(c->r, c->id, rel);
 }
@@ -409,9 +530,10 @@ int tg_hist_undo_set(const char *workspace, const char *state_dir, const char *c
 	int rc = tg_history_state_root(workspace, state_dir, &sd);
 	if (rc < 0)
 		return rc;
-	_cleanup_close_ int lock = -1;
-	if ((rc = tg_history_lock(workspace, sd, &lock)) < 0)
-		return rc;
+	/* No lock is held across the set: tg_history_undo() takes the state
+	 * dir's lock for each run (and fails with -EBUSY while a run is in
+	 * progress) and re-checks that run's paths itself, so a hand edit made
+	 * after the check below is still never overwritten. */
 	_cleanup_strv_ char **todo = NULL;
 	if ((rc = not_undone(sd, ids, &todo)) < 0)
 		return rc;
@@ -450,12 +572,3 @@ int tg_hist_undo(const char *workspace, const char *state_dir, const char *id, b
 	return rc;
 }
 
-/* The workspace lock: taken the way a run takes it, so that an undo never
- * interleaves with a run. */
-int tg_history_lock(const char *workspace, const char *state_dir, int *fd)
-{
-	(void)workspace;
-	(void)state_dir;
-	*fd = -1;
-	return 0;
-}

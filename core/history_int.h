@@ -11,9 +11,6 @@ int tg_history_state_root(const char *workspace, const char *state_dir, char **o
  * {txn id, tx id, txn id, tx id, ..., NULL}. */
 int tg_history_tx_map(const char *workspace, const char *state_dir, char ***pairs);
 
-/* Hold the workspace lock (the one a run holds) while undoing. */
-int tg_history_lock(const char *workspace, const char *state_dir, int *fd);
-
 /* A set of strings (paths), open addressing; for the undo check and show. */
 struct tg_strset {
 	char **slot;

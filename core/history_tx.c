@@ -71,7 +71,9 @@ static int tx_dir(const char *workspace, const char *state_dir, bool create, cha
 	_cleanup_free_ char *dir = tg_asprintf("%s/tx", root);
 	if (!dir)
 		return -ENOMEM;
-	if (create && mkdir(dir, 0700) < 0 && errno != EEXIST)
+	/* begin may come before any run: the state dir may not exist yet */
+	if (create && ((mkdir(root, 0700) < 0 && errno != EEXIST) ||
+	               (mkdir(dir, 0700) < 0 && errno != EEXIST)))
 		return -errno;
 	*out = steal_pointer(&dir);
 	return 0;
@@ -334,6 +336,8 @@ int tg_history_tx_record(const char *workspace, const char *state_dir, const cha
 		struct tg_undo_result r = { 0 };
 		rc = tx_undo_all(workspace, state_dir, dir, &t, TG_TX_ABORTED, false, &r);
 		tg_undo_result_clear(&r);
+		if (rc == -ESTALE)
+			rc = -EEXIST; /* a conflict, not a closed transaction */
 	}
 	tg_tx_info_clear(&t);
 	return rc;

@@ -1,0 +1,34 @@
+#!/bin/sh
+# undo_chain.sh — undo of the third-newest run undoes the two newer runs
+# first, newest first, and leaves the older runs' effects in place.
+. "$(dirname "$0")/lib.sh"
+require_runs
+
+printf 'base\n' >"$ws/a"
+tg -- sh -c 'echo one >> a; touch r1' || fail "run 1"
+s1=$(snapshot "$ws")
+tg -- sh -c 'echo two >> a; mkdir d; echo x > d/x' || fail "run 2"
+tg -- sh -c 'mv a b; rm -r d' || fail "run 3"
+tg -- sh -c 'echo four > b; chmod 600 b; ln -s b c' || fail "run 4"
+assert_eq "four runs" 4 "$(ids | wc -l)"
+r4=$(ids | sed -n 1p); r3=$(ids | sed -n 2p); r2=$(ids | sed -n 3p); r1=$(ids | sed -n 4p)
+
+h undo "$r2" >"$TG_TMP/out" || fail "undo of the third-newest failed: $(cat "$TG_TMP/out")"
+assert_eq "undo order" "undone: $r4
+undone: $r3
+undone: $r2" "$(cat "$TG_TMP/out")"
+assert_tree "tree as after run 1" "$s1"
+for r in "$r4" "$r3" "$r2"; do
+	assert_eq "run $r undone" undone "$(field "$r" outcome)"
+done
+assert_eq "run 1 stays" committed "$(field "$r1" outcome)"
+
+# the default undo now takes the newest run not undone: run 1
+h undo >/dev/null || fail "undo of run 1"
+assert_eq "a is back to base" base "$(cat "$ws/a")"
+[ ! -e "$ws/r1" ] || fail "r1 still there"
+
+# the prefix of an id works (>= 4 characters)
+tg -- touch p || fail "run p"
+p=$(ids | sed -n 1p)
+h show "$(printf '%s' "$p" | cut -c1-12)" | grep -q "created *p$" || fail "show by id prefix"

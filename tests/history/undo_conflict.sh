@@ -1,0 +1,62 @@
+#!/bin/sh
+# undo_conflict.sh — a path changed by hand after the run makes undo refuse
+# (naming the path, changing nothing at all); --force overrides and says
+# what it overwrote. A hand edit between two runs stops a chained undo at
+# that run without overwriting it.
+. "$(dirname "$0")/lib.sh"
+require_runs
+
+printf 'a0\n' >"$ws/a"
+printf 'b0\n' >"$ws/b"
+before=$(snapshot "$ws")
+tg -- sh -c 'echo a1 > a; echo b1 > b; touch c' || fail "run"
+id=$(ids)
+
+printf 'hand edit\n' >"$ws/a"                 # changed outside txguard
+edited=$(snapshot "$ws")
+rc=0; h undo 2>"$TG_TMP/err" >/dev/null || rc=$?
+assert_eq "refused" 1 "$rc"
+grep -q "refused" "$TG_TMP/err" || fail "no refusal message: $(cat "$TG_TMP/err")"
+grep -q "^  a  " "$TG_TMP/err" || fail "the hand-edited path is not named: $(cat "$TG_TMP/err")"
+if grep -q "^  b  " "$TG_TMP/err"; then fail "an untouched path is named as a conflict"; fi
+assert_tree "a refused undo changes nothing (b, c too)" "$edited"
+assert_eq "still committed" committed "$(field "$id" outcome)"
+
+# a hand deletion is a change too
+rm "$ws/c"
+h undo 2>"$TG_TMP/err" >/dev/null && fail "undo after a hand deletion was not refused"
+grep -q "^  c  " "$TG_TMP/err" || fail "the deleted path is not named: $(cat "$TG_TMP/err")"
+
+# --force: done, and the overwritten paths are named
+h undo --force >"$TG_TMP/out" 2>"$TG_TMP/err" || fail "undo --force failed: $(cat "$TG_TMP/err")"
+grep -q "overwritten: a " "$TG_TMP/err" || fail "--force does not name what it overwrote: $(cat "$TG_TMP/err")"
+assert_tree "after undo --force" "$before"
+
+# a hand edit between two runs: the newer run is undone, the older refused
+tg -- sh -c 'echo x1 > a' || fail "run x"
+printf 'between\n' >"$ws/a"
+tg -- sh -c 'echo y1 > b' || fail "run y"
+y_done=$(snapshot "$ws")
+x=$(ids | sed -n 2p)
+rc=0; h undo "$x" >"$TG_TMP/out" 2>"$TG_TMP/err" || rc=$?
+assert_eq "chained undo refused" 1 "$rc"
+assert_eq "a kept (the hand edit)" between "$(cat "$ws/a")"
+grep -q "^  a  " "$TG_TMP/err" || fail "the path edited between runs is not named: $(cat "$TG_TMP/err")"
+assert_tree "nothing changed" "$y_done"
+h undo --force >/dev/null 2>&1 || fail "undo y"
+h undo --force >/dev/null 2>&1 || fail "undo x"
+
+# the hand edit between two runs on the SAME path shows only once the newer
+# run is undone: the undo stops there, the newer run stays undone, the hand
+# edit (restored from the newer run's pre-image) is not overwritten
+tg -- sh -c 'echo x2 > a' || fail "run x2"
+printf 'between2\n' >"$ws/a"
+tg -- sh -c 'echo y2 > a' || fail "run y2"
+y=$(ids | sed -n 1p); x=$(ids | sed -n 2p)
+rc=0; h undo "$x" >"$TG_TMP/out" 2>"$TG_TMP/err" || rc=$?
+assert_eq "stopped" 1 "$rc"
+grep -q "undone: $y" "$TG_TMP/out" || fail "the newer run was not undone: $(cat "$TG_TMP/out")"
+grep -q "stopped" "$TG_TMP/err" || fail "no stop message: $(cat "$TG_TMP/err")"
+assert_eq "the hand edit is back, not overwritten" between2 "$(cat "$ws/a")"
+assert_eq "x still committed" committed "$(field "$x" outcome)"
+assert_eq "y undone" undone "$(field "$y" outcome)"
