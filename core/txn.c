@@ -1,1 +1,788 @@
-/* txn.c — placeholder until its module lands. */
+/* txn.c — a transaction on a workspace: state dir and lock, recovery, and
+ * the mapping of a decoded syscall (struct tg_op) onto journal captures.
+ *
+ * First touch is keyed by inode (dev, ino), not by path: a file renamed and
+ * written again needs no second capture, and a rename needs no invalidation
+ * of path prefixes. Pre-existing inodes cannot be recycled during the run
+ * because every one that loses its last name is kept alive in the stash.
+ */
+#include "txn.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "journal.h"
+#include "journal_fs.h"
+#include "path.h"
+#include "util.h"
+
+#define TG_HISTORY_RUNS 50
+#define TG_HISTORY_BYTES (1ull << 30)
+
+/* ---- a small open-addressing set of (dev, ino) ---- */
+
+struct idset {
+	uint64_t *k;         /* pairs: dev, ino; ino 0 = empty */
+	size_t cap, n;
+};
+
+static size_t id_hash(uint64_t dev, uint64_t ino, size_t cap)
+{
+	uint64_t h = (ino * 0x9e3779b97f4a7c15ull) ^ (dev * 0xc2b2ae3d27d4eb4full);
+	return (size_t)(h >> 17) & (cap - 1);
+}
+
+static bool idset_has(const struct idset *s, const struct stat *st)
+{
+	if (!s->cap)
+		return false;
+	for (size_t i = id_hash(st->st_dev, st->st_ino, s->cap);; i = (i + 1) & (s->cap - 1)) {
+		if (s->k[2 * i + 1] == 0)
+			return false;
+		if (s->k[2 * i] == st->st_dev && s->k[2 * i + 1] == st->st_ino)
+			return true;
+	}
+}
+
+static int idset_put_raw(struct idset *s, uint64_t dev, uint64_t ino)
+{
+	for (size_t i = id_hash(dev, ino, s->cap);; i = (i + 1) & (s->cap - 1)) {
+		if (s->k[2 * i + 1] == 0) {
+			s->k[2 * i] = dev;
+			s->k[2 * i + 1] = ino;
+			s->n++;
+			return 0;
+		}
+		if (s->k[2 * i] == dev && s->k[2 * i + 1] == ino)
+			return 0;
+	}
+}
+
+static int idset_add(struct idset *s, uint64_t dev, uint64_t ino)
+{
+	if (ino == 0)
+		return 0;
+	if ((s->n + 1) * 2 > s->cap) {
+		struct idset ns = { calloc(2 * (s->cap ? s->cap * 2 : 256), sizeof(uint64_t)),
+		                    s->cap ? s->cap * 2 : 256, 0 };
+		if (!ns.k)
+			return -ENOMEM;
+		for (size_t i = 0; i < s->cap; i++)
+			if (s->k[2 * i + 1])
+				idset_put_raw(&ns, s->k[2 * i], s->k[2 * i + 1]);
+		free(s->k);
+		*s = ns;
+	}
+	return idset_put_raw(s, dev, ino);
+}
+
+/* ---- the transaction ---- */
+
+struct tg_txn {
+	char *workspace;
+	char *state_dir;
+	int lockfd;
+	struct tg_journal *j;
+	uint64_t max_runs, max_bytes;
+	struct idset content;    /* content (and metadata) already saved */
+	struct idset meta;       /* metadata already saved */
+	struct idset born;       /* created by this transaction: nothing to save */
+	uint64_t pending_seq;    /* CREATED record whose object is not known yet */
+	char *pending_rel;
+	bool pending_link;       /* ... made by link(): a new name, not a new inode */
+	bool finished;
+};
+
+static uint64_t fnv1a(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h;
+}
+
+/* Nearest existing ancestor's st_dev: where the state dir would live. */
+static int dev_of_ancestor(const char *path, dev_t *dev)
+{
+	_cleanup_free_ char *p = tg_strdup(path);
+	if (!p)
+		return -ENOMEM;
+	for (;;) {
+		struct stat st;
+		if (stat(p, &st) == 0) {
+			*dev = st.st_dev;
+			return 0;
+		}
+		char *slash = strrchr(p, '/');
+		if (!slash || slash == p)
+			return stat("/", &st) == 0 ? (*dev = st.st_dev, 0) : -errno;
+		*slash = '\0';
+	}
+}
+
+static char *state_name(const char *workspace)
+{
+	const char *base = strrchr(workspace, '/');
+	base = base && base[1] ? base + 1 : "root";
+	char clean[33];
+	size_t n = 0;
+	for (; *base && n < 32; base++)
+		clean[n++] = (char)((*base >= 'a' && *base <= 'z') || (*base >= 'A' && *base <= 'Z') ||
+		                    (*base >= '0' && *base <= '9') || *base == '-' || *base == '_' ? *base : '_');
+	clean[n] = '\0';
+	return tg_asprintf("%s-%016llx", clean, (unsigned long long)fnv1a(workspace));
+}
+
+int tg_txn_default_state_dir(const char *workspace, char **out)
+{
+	_cleanup_free_ char *name = state_name(workspace);
+	if (!name)
+		return -ENOMEM;
+	const char *env = getenv("TXGUARD_STATE_DIR");
+	if (env && env[0] == '/') {
+		*out = tg_asprintf("%s/%s", env, name);
+		return *out ? 0 : -ENOMEM;
+	}
+	const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+	_cleanup_free_ char *base = xdg && xdg[0] == '/' ? tg_asprintf("%s/txguard", xdg)
+	                          : home && home[0] == '/' ? tg_asprintf("%s/.local/state/txguard", home)
+	                          : NULL;
+	struct stat ws;
+	if (stat(workspace, &ws) < 0)
+		return -errno;
+	dev_t dev = 0;
+	/* The stash hard-links into the state dir: only O(1) on one filesystem. */
+	if (base && dev_of_ancestor(base, &dev) == 0 && dev == ws.st_dev) {
+		*out = tg_asprintf("%s/%s", base, name);
+	} else {
+		*out = tg_asprintf("%s/.txguard", strcmp(workspace, "/") ? workspace : "");
+	}
+	return *out ? 0 : -ENOMEM;
+}
+
+/* A state dir inside the workspace hides from git with a `*` .gitignore. */
+static int prepare_state_dir(const char *workspace, const char *state_dir)
+{
+	int e = tg_fs_mkdir_p(state_dir);
+	if (e < 0 || !tg_path_is_under(state_dir, workspace))
+		return e;
+	_cleanup_free_ char *gi = tg_asprintf("%s/.gitignore", state_dir);
+	if (!gi)
+		return -ENOMEM;
+	int fd = open(gi, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return errno == EEXIST ? 0 : -errno;
+	e = tg_write_all(fd, "*\n", 2);
+	if (!e && fsync(fd) < 0)
+		e = -errno;
+	close(fd);
+	return e;
+}
+
+static int take_lock(const char *state_dir, enum tg_lock_mode mode)
+{
+	_cleanup_free_ char *p = tg_asprintf("%s/lock", state_dir);
+	if (!p)
+		return -ENOMEM;
+	int fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	int op = LOCK_EX | (mode == TG_LOCK_FAIL ? LOCK_NB : 0);
+	while (flock(fd, op) < 0) {
+		int e = errno;
+		if (e == EINTR)
+			continue;
+		close(fd);
+		return e == EWOULDBLOCK ? -EBUSY : -e;
+	}
+	return fd;
+}
+
+/* Under the lock, no live owner holds an open transaction: restore each one
+ * (and clear the leftovers of finished rollbacks). */
+static int recover_locked(const char *state_dir, int *recovered)
+{
+	struct tg_txinfo *v;
+	size_t n;
+	int e = tg_history_list(state_dir, &v, &n);
+	if (e < 0)
+		return e;
+	for (size_t i = 0; i < n && !e; i++) {
+		const char *st = v[i].state;
+		if (!strcmp(st, "rolled-back")) {
+			e = tg_journal_remove_dir(state_dir, v[i].id);
+			continue;
+		}
+		if (strcmp(st, "open") != 0 && strcmp(st, "rolling-back") != 0)
+			continue;
+		struct tg_journal *j;
+		e = tg_journal_load(state_dir, v[i].id, &j);
+		if (!e)
+			e = tg_journal_rollback(j, NULL, NULL);
+		bool remove = !e && !strcmp(tg_journal_state(j), "rolled-back");
+		tg_journal_free(j);
+		if (remove)
+			e = tg_journal_remove_dir(state_dir, v[i].id);
+		if (!e && recovered)
+			(*recovered)++;
+	}
+	tg_txinfo_free_all(v, n);
+	return e;
+}
+
+static int resolve_state_dir(const char *workspace, const char *given, char **out)
+{
+	if (given) {
+		*out = tg_path_normalize(given);
+		return *out ? 0 : -errno;
+	}
+	return tg_txn_default_state_dir(workspace, out);
+}
+
+int tg_recover(const char *workspace, const char *state_dir, int *recovered)
+{
+	if (recovered)
+		*recovered = 0;
+	_cleanup_free_ char *ws = tg_path_normalize(workspace);
+	_cleanup_free_ char *sd = NULL;
+	if (!ws)
+		return -errno;
+	int e = resolve_state_dir(ws, state_dir, &sd);
+	if (e < 0)
+		return e;
+	struct stat st;
+	if (stat(sd, &st) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	_cleanup_close_ int lock = take_lock(sd, TG_LOCK_FAIL);
+	if (lock < 0)
+		return lock;
+	return recover_locked(sd, recovered);
+}
+
+void tg_txn_free(struct tg_txn *t)
+{
+	if (!t)
+		return;
+	int saved = errno;
+	tg_journal_free(t->j);
+	if (t->lockfd >= 0)
+		close(t->lockfd);
+	free(t->content.k);
+	free(t->meta.k);
+	free(t->born.k);
+	free(t->pending_rel);
+	free(t->workspace);
+	free(t->state_dir);
+	free(t);
+	errno = saved;
+}
+
+int tg_txn_open(struct tg_txn **out, const struct tg_txn_opts *opts)
+{
+	if (!opts || !opts->workspace || opts->workspace[0] != '/')
+		return -EINVAL;
+	if (opts->join_id)
+		return -EOPNOTSUPP; /* multi-command transactions: not yet */
+	struct tg_txn *t = calloc(1, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	t->lockfd = -1;
+	t->max_runs = opts->history_max_runs ? opts->history_max_runs : TG_HISTORY_RUNS;
+	t->max_bytes = opts->history_max_bytes ? opts->history_max_bytes : TG_HISTORY_BYTES;
+	t->workspace = tg_path_normalize(opts->workspace);
+	int e = t->workspace ? 0 : -errno;
+	struct stat st;
+	if (!e && (stat(t->workspace, &st) < 0 || !S_ISDIR(st.st_mode)))
+		e = errno ? -errno : -ENOTDIR;
+	if (!e)
+		e = resolve_state_dir(t->workspace, opts->state_dir, &t->state_dir);
+	if (!e)
+		e = prepare_state_dir(t->workspace, t->state_dir);
+	if (!e)
+		e = t->lockfd = take_lock(t->state_dir, opts->lock);
+	if (e >= 0)
+		e = recover_locked(t->state_dir, NULL);
+	if (!e)
+		e = tg_journal_create(t->state_dir, t->workspace, opts->command, &t->j);
+	if (e < 0) {
+		tg_txn_free(t);
+		return e;
+	}
+	*out = t;
+	return 0;
+}
+
+const char *tg_txn_id(const struct tg_txn *t) { return tg_journal_id(t->j); }
+const char *tg_txn_state_dir(const struct tg_txn *t) { return t->state_dir; }
+
+bool tg_txn_is_private(const struct tg_txn *t, const char *path)
+{
+	return path && tg_path_is_under(path, t->state_dir);
+}
+
+/* ---- ops → captures ---- */
+
+/* Workspace-relative form of abs, or NULL when outside. */
+static const char *rel_of(const struct tg_txn *t, const char *abs)
+{
+	if (!abs || !tg_path_is_under(abs, t->workspace))
+		return NULL;
+	size_t n = strlen(t->workspace);
+	if (n == 1)
+		return abs + 1;
+	return abs[n] == '/' ? abs + n + 1 : abs + n;
+}
+
+/* The object the last CREATED record made is now known (or never came). */
+static int settle(struct tg_txn *t)
+{
+	if (!t->pending_seq)
+		return 0;
+	struct stat st;
+	int e = 0;
+	if (tg_journal_lstat(t->j, t->pending_rel, &st) == 0) {
+		if (!t->pending_link)
+			e = idset_add(&t->born, st.st_dev, st.st_ino);
+		if (!e)
+			e = tg_journal_born(t->j, t->pending_seq, st.st_dev, st.st_ino);
+	}
+	t->pending_seq = 0;
+	free(t->pending_rel);
+	t->pending_rel = NULL;
+	return e;
+}
+
+static int save_meta(struct tg_txn *t, const char *rel, const struct stat *st, bool implicit)
+{
+	if (idset_has(&t->born, st) || idset_has(&t->meta, st) || idset_has(&t->content, st))
+		return 0;
+	int e = tg_journal_meta(t->j, rel, st, implicit);
+	return e ? e : idset_add(&t->meta, st->st_dev, st->st_ino);
+}
+
+/* The parent's mtime changes with every namespace op in it. */
+static int save_parent(struct tg_txn *t, const char *rel)
+{
+	if (!rel[0])
+		return 0;
+	_cleanup_free_ char *parent = tg_fs_dirname(rel);
+	if (!parent)
+		return -ENOMEM;
+	struct stat st;
+	if (tg_journal_lstat(t->j, parent, &st) < 0 || !S_ISDIR(st.st_mode))
+		return 0; /* the call will fail with ENOENT/ENOTDIR: nothing changes */
+	return save_meta(t, parent, &st, true);
+}
+
+static int save_created(struct tg_txn *t, const char *rel, bool link)
+{
+	t->pending_link = link;
+	int e = save_parent(t, rel);
+	if (!e)
+		e = tg_journal_created(t->j, rel);
+	if (e < 0)
+		return e;
+	t->pending_rel = tg_strdup(rel);
+	if (!t->pending_rel)
+		return -ENOMEM;
+	t->pending_seq = tg_journal_last_seq(t->j);
+	return 0;
+}
+
+static int save_content(struct tg_txn *t, const char *rel, const struct stat *st)
+{
+	if (!S_ISREG(st->st_mode) || idset_has(&t->born, st) || idset_has(&t->content, st))
+		return 0;
+	int e = tg_journal_content(t->j, rel, st);
+	return e ? e : idset_add(&t->content, st->st_dev, st->st_ino);
+}
+
+static int before_open(struct tg_txn *t, const struct tg_op *op, const char *rel)
+{
+	struct stat st;
+	int e = tg_journal_lstat(t->j, rel, &st);
+	if (e == -ENOENT)
+		return op->flags & O_CREAT ? save_created(t, rel, false) : 0;
+	if (e < 0)
+		return e;
+	if ((op->flags & O_CREAT) && (op->flags & O_EXCL))
+		return 0; /* fails with EEXIST */
+	if (!(op->flags & (O_WRONLY | O_RDWR | O_TRUNC)))
+		return 0;
+	return save_content(t, rel, &st);
+}
+
+static int before_remove(struct tg_txn *t, const char *rel, bool dir)
+{
+	struct stat st;
+	int e = tg_journal_lstat(t->j, rel, &st);
+	if (e == -ENOENT)
+		return 0;
+	if (e < 0)
+		return e;
+	if (!rel[0] || S_ISDIR(st.st_mode) != dir)
+		return 0; /* EISDIR / ENOTDIR / EBUSY: nothing changes */
+	e = save_parent(t, rel);
+	return e ? e : tg_journal_remove(t->j, rel, &st);
+}
+
+static bool dir_is_empty(struct tg_txn *t, const char *rel)
+{
+	const char *leaf;
+	_cleanup_close_ int pfd = tg_journal_parent(t->j, rel, &leaf);
+	int fd = pfd >= 0 ? openat(pfd, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return true; /* cannot tell: journal it (an extra record is harmless) */
+	}
+	struct dirent *de;
+	bool empty = true;
+	while (empty && (de = readdir(d)))
+		empty = !strcmp(de->d_name, ".") || !strcmp(de->d_name, "..");
+	closedir(d);
+	return empty;
+}
+
+/* Renames the kernel refuses for the types involved: journaling them would
+ * make restore believe in a move that never happened. */
+static bool rename_will_fail(struct tg_txn *t, const char *from, const char *to,
+                             const struct stat *src, const struct stat *dst, bool exchange)
+{
+	size_t fl = strlen(from);
+	if (S_ISDIR(src->st_mode) && !strncmp(to, from, fl) && to[fl] == '/')
+		return true; /* EINVAL: into its own subtree */
+	if (!dst || exchange)
+		return false;
+	if (S_ISDIR(src->st_mode) != S_ISDIR(dst->st_mode))
+		return true; /* EISDIR / ENOTDIR */
+	return S_ISDIR(dst->st_mode) && !dir_is_empty(t, to);
+}
+
+static int before_rename(struct tg_txn *t, const struct tg_op *op)
+{
+	const char *from = rel_of(t, op->path), *to = rel_of(t, op->path2);
+	if (!from && !to)
+		return 0;
+	/* Across the workspace boundary: refuse with EXDEV, the errno of a
+	 * cross-device rename, and tools (mv, rename(1)...) fall back to copy +
+	 * delete, which is journaled like any other write. */
+	if (!from || !to)
+		return -EXDEV;
+	if (!from[0] || !to[0])
+		return 0; /* renaming the workspace root fails (EBUSY) */
+	struct stat src, dst;
+	int e = tg_journal_lstat(t->j, from, &src);
+	if (e < 0)
+		return e == -ENOENT ? 0 : e;
+	int de = tg_journal_lstat(t->j, to, &dst);
+	if (de < 0 && de != -ENOENT)
+		return de;
+	bool exchange = op->flags & RENAME_EXCHANGE;
+	if (exchange && de < 0)
+		return 0;
+	if (rename_will_fail(t, from, to, &src, de == 0 ? &dst : NULL, exchange))
+		return 0;
+	if (de == 0 && !exchange && (op->flags & RENAME_NOREPLACE))
+		return 0;
+	if (de == 0 && dst.st_ino == src.st_ino && dst.st_dev == src.st_dev)
+		return 0; /* two names of one inode: rename does nothing */
+	e = save_parent(t, from);
+	if (!e)
+		e = save_parent(t, to);
+	/* A moved directory's ".." changes (and with it, on some filesystems, its times). */
+	if (!e && S_ISDIR(src.st_mode))
+		e = save_meta(t, from, &src, true);
+	if (!e && de == 0 && exchange && S_ISDIR(dst.st_mode))
+		e = save_meta(t, to, &dst, true);
+	if (!e && de == 0 && !exchange)
+		e = tg_journal_remove(t->j, to, &dst);
+	return e ? e : tg_journal_renamed(t->j, from, to, &src, exchange);
+}
+
+static int before_new_name(struct tg_txn *t, const char *rel, bool link)
+{
+	if (!rel)
+		return 0;
+	struct stat st;
+	int e = tg_journal_lstat(t->j, rel, &st);
+	if (e == 0)
+		return 0; /* EEXIST */
+	return e == -ENOENT ? save_created(t, rel, link) : e;
+}
+
+static int before_meta(struct tg_txn *t, const char *rel)
+{
+	struct stat st;
+	int e = tg_journal_lstat(t->j, rel, &st);
+	if (e < 0)
+		return e == -ENOENT ? 0 : e;
+	return save_meta(t, rel, &st, false);
+}
+
+int tg_txn_before(struct tg_txn *t, const struct tg_op *op)
+{
+	if (t->finished)
+		return -EINVAL;
+	if ((op->path && tg_txn_is_private(t, op->path)) || (op->path2 && tg_txn_is_private(t, op->path2)))
+		return -EPERM;
+	int e = settle(t);
+	if (e < 0)
+		return e;
+	const char *rel = rel_of(t, op->path);
+	switch (op->kind) {
+	case TG_OP_OPEN:
+		return rel ? before_open(t, op, rel) : 0;
+	case TG_OP_TRUNCATE: {
+		struct stat st;
+		e = rel ? tg_journal_lstat(t->j, rel, &st) : -ENOENT;
+		return e == -ENOENT ? 0 : e ? e : save_content(t, rel, &st);
+	}
+	case TG_OP_UNLINK:
+		return rel ? before_remove(t, rel, false) : 0;
+	case TG_OP_RMDIR:
+		return rel ? before_remove(t, rel, true) : 0;
+	case TG_OP_RENAME:
+		return before_rename(t, op);
+	case TG_OP_LINK:
+		return before_new_name(t, rel_of(t, op->path2), true);
+	case TG_OP_SYMLINK:
+	case TG_OP_MKDIR:
+	case TG_OP_MKNOD:
+		return before_new_name(t, rel, false);
+	case TG_OP_CHMOD:
+	case TG_OP_CHOWN:
+	case TG_OP_UTIMES:
+	case TG_OP_XATTR:
+		return rel ? before_meta(t, rel) : 0;
+	default:
+		return 0;
+	}
+}
+
+/* ---- summary ---- */
+
+void tg_changes_clear(struct tg_changes *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->n; i++) {
+		free(c->v[i].path);
+		free(c->v[i].from);
+	}
+	free(c->v);
+	memset(c, 0, sizeof(*c));
+}
+
+const char *tg_change_kind_name(enum tg_change_kind k)
+{
+	static const char *const names[] = { "created", "modified", "deleted", "renamed", "metadata" };
+	return (unsigned)k < TG_ARRAY_SIZE(names) ? names[k] : "unknown";
+}
+
+/* One event on a path, in log order. */
+struct ev {
+	char *path;
+	uint64_t seq;
+	int what;        /* EV_* */
+	const char *other;
+};
+enum { EV_CREATED, EV_CONTENT, EV_META, EV_GONE, EV_MOVED_OUT, EV_MOVED_IN };
+
+struct evs {
+	struct ev *v;
+	size_t n, cap;
+	char **owned;    /* rename partners, freed at the end */
+	size_t nowned;
+};
+
+static int ev_push(struct evs *s, const char *path, uint64_t seq, int what, const char *other)
+{
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 256;
+		struct ev *nv = realloc(s->v, s->cap * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		s->v = nv;
+	}
+	char *p = tg_strdup(path);
+	if (!p)
+		return -ENOMEM;
+	s->v[s->n++] = (struct ev){ p, seq, what, other };
+	return 0;
+}
+
+static int ev_cb(void *ud, const struct tg_jrec *r)
+{
+	struct evs *s = ud;
+	switch (r->kind) {
+	case TG_JREC_CREATED: return ev_push(s, r->path, r->seq, EV_CREATED, NULL);
+	case TG_JREC_CONTENT: return ev_push(s, r->path, r->seq, EV_CONTENT, NULL);
+	case TG_JREC_META:
+		return r->flags & TG_JREC_F_IMPLICIT ? 0 : ev_push(s, r->path, r->seq, EV_META, NULL);
+	case TG_JREC_STASHED:
+	case TG_JREC_RMDIR:
+	case TG_JREC_SAVED: return ev_push(s, r->path, r->seq, EV_GONE, NULL);
+	case TG_JREC_RENAMED: {
+		char **no = realloc(s->owned, (s->nowned + 2) * sizeof(*no));
+		if (!no)
+			return -ENOMEM;
+		s->owned = no;
+		char *a = tg_strdup(r->path), *b = tg_strdup(r->path2);
+		no[s->nowned++] = a;
+		no[s->nowned++] = b;
+		if (!a || !b)
+			return -ENOMEM;
+		int e = ev_push(s, r->path, r->seq, EV_MOVED_OUT, b);
+		return e ? e : ev_push(s, r->path2, r->seq, EV_MOVED_IN, a);
+	}
+	default: return 0;
+	}
+}
+
+static int ev_cmp(const void *a, const void *b)
+{
+	const struct ev *x = a, *y = b;
+	int c = strcmp(x->path, y->path);
+	return c ? c : x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int change_push(struct tg_changes *c, enum tg_change_kind k, const char *path, const char *from)
+{
+	struct tg_change *nv = realloc(c->v, (c->n + 1) * sizeof(*nv));
+	if (!nv)
+		return -ENOMEM;
+	c->v = nv;
+	struct tg_change *ch = &c->v[c->n];
+	ch->kind = k;
+	ch->path = tg_strdup(path);
+	ch->from = from ? tg_strdup(from) : NULL;
+	if (!ch->path || (from && !ch->from)) {
+		free(ch->path);
+		free(ch->from);
+		return -ENOMEM;
+	}
+	c->n++;
+	c->count[k]++;
+	return 0;
+}
+
+/* Classify one path from its events [a, b) and whether it exists now. */
+static int classify(struct tg_txn *t, const struct ev *a, const struct ev *b, struct tg_changes *out)
+{
+	bool existed = a->what != EV_CREATED && a->what != EV_MOVED_IN;
+	struct stat st;
+	bool exists = tg_journal_lstat(t->j, a->path, &st) == 0;
+	bool content = false, meta = false;
+	const char *moved_from = NULL;
+	for (const struct ev *e = a; e < b; e++) {
+		content |= e->what == EV_CONTENT || e->what == EV_GONE || e->what == EV_CREATED;
+		meta |= e->what == EV_META;
+		if (e->what == EV_MOVED_IN && e == a)
+			moved_from = e->other;
+	}
+	if (!existed && exists)
+		return moved_from ? change_push(out, TG_CHANGE_RENAMED, a->path, moved_from)
+		                  : change_push(out, TG_CHANGE_CREATED, a->path, NULL);
+	if (existed && !exists) {
+		/* Moved away and not replaced: reported once, at its new name. */
+		bool moved = false;
+		for (const struct ev *e = a; e < b; e++)
+			moved |= e->what == EV_MOVED_OUT;
+		return moved ? 0 : change_push(out, TG_CHANGE_DELETED, a->path, NULL);
+	}
+	if (existed && exists && (content || meta || b - a > 1 || a->what != EV_MOVED_OUT))
+		return change_push(out, content || !meta ? TG_CHANGE_MODIFIED : TG_CHANGE_METADATA, a->path, NULL);
+	return 0;
+}
+
+int tg_txn_changes(struct tg_txn *t, struct tg_changes *out)
+{
+	memset(out, 0, sizeof(*out));
+	int e = settle(t);
+	struct evs s = { 0 };
+	if (!e)
+		e = tg_journal_foreach(t->j, ev_cb, &s);
+	if (!e && s.n)
+		qsort(s.v, s.n, sizeof(*s.v), ev_cmp);
+	for (size_t i = 0; !e && i < s.n;) {
+		size_t k = i;
+		while (k < s.n && !strcmp(s.v[k].path, s.v[i].path))
+			k++;
+		e = classify(t, &s.v[i], &s.v[k], out);
+		i = k;
+	}
+	for (size_t i = 0; i < s.n; i++)
+		free(s.v[i].path);
+	for (size_t i = 0; i < s.nowned; i++)
+		free(s.owned[i]);
+	free(s.v);
+	free(s.owned);
+	out->bytes_saved = tg_journal_bytes_saved(t->j);
+	out->journal_bytes = tg_journal_disk_bytes(t->j);
+	if (e < 0)
+		tg_changes_clear(out);
+	return e;
+}
+
+/* ---- commit, rollback ---- */
+
+/* Keep the newest committed runs within the count and size bounds. */
+static int prune_history(struct tg_txn *t)
+{
+	struct tg_txinfo *v;
+	size_t n;
+	int e = tg_history_list(t->state_dir, &v, &n);
+	if (e < 0)
+		return e;
+	uint64_t runs = 0, bytes = 0;
+	for (size_t i = 0; i < n && !e; i++) {
+		if (strcmp(v[i].state, "committed") != 0 && strcmp(v[i].state, "undone") != 0)
+			continue;
+		runs++;
+		bytes += v[i].journal_bytes;
+		bool keep = runs == 1 || (runs <= t->max_runs && bytes <= t->max_bytes);
+		if (!keep)
+			e = tg_journal_remove_dir(t->state_dir, v[i].id);
+	}
+	tg_txinfo_free_all(v, n);
+	return e;
+}
+
+int tg_txn_commit(struct tg_txn *t)
+{
+	if (t->finished)
+		return -EINVAL;
+	struct tg_changes c;
+	int e = tg_txn_changes(t, &c);
+	if (e < 0)
+		return e;
+	size_t counts[5];
+	memcpy(counts, c.count, sizeof(counts));
+	tg_changes_clear(&c);
+	e = tg_journal_commit(t->j, counts);
+	if (e < 0)
+		return e;
+	t->finished = true;
+	return prune_history(t);
+}
+
+int tg_txn_rollback(struct tg_txn *t, void (*progress)(void *ud, size_t done, size_t total), void *ud)
+{
+	if (t->finished)
+		return -EINVAL;
+	/* Without the identity of the last creation, restore removes it by
+	 * path: correct here, where nothing ran after it. */
+	(void)settle(t);
+	int e = tg_journal_rollback(t->j, progress, ud);
+	if (e < 0)
+		return e;
+	t->finished = true;
+	return tg_journal_remove_dir(t->state_dir, tg_journal_id(t->j));
+}

@@ -1,0 +1,233 @@
+/* journal_fs.c — symlink-proof workspace walks (journal_fs.h). */
+#include "journal_fs.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "util.h"
+
+int tg_fs_parent(int wsfd, const char *rel, const char **leaf)
+{
+	if (!rel[0])
+		return -EINVAL;
+	const char *slash = strrchr(rel, '/');
+	*leaf = slash ? slash + 1 : rel;
+	int fd = fcntl(wsfd, F_DUPFD_CLOEXEC, 3);
+	if (fd < 0)
+		return -errno;
+	const char *p = rel;
+	while (slash && p < slash) {
+		const char *e = strchr(p, '/');
+		_cleanup_free_ char *comp = tg_strndup(p, (size_t)(e - p));
+		if (!comp) {
+			close(fd);
+			return -ENOMEM;
+		}
+		int nfd = openat(fd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		int err = errno;
+		close(fd);
+		if (nfd < 0)
+			return -err;
+		fd = nfd;
+		p = e + 1;
+	}
+	return fd;
+}
+
+int tg_fs_lstat(int wsfd, const char *rel, struct stat *st)
+{
+	if (!rel[0])
+		return fstat(wsfd, st) < 0 ? -errno : 0;
+	const char *leaf;
+	_cleanup_close_ int pfd = tg_fs_parent(wsfd, rel, &leaf);
+	if (pfd < 0)
+		return pfd == -ENOTDIR || pfd == -ELOOP ? -ENOENT : pfd;
+	return fstatat(pfd, leaf, st, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
+}
+
+int tg_fs_open_path(int wsfd, const char *rel)
+{
+	if (!rel[0]) {
+		int fd = fcntl(wsfd, F_DUPFD_CLOEXEC, 3);
+		return fd < 0 ? -errno : fd;
+	}
+	const char *leaf;
+	_cleanup_close_ int pfd = tg_fs_parent(wsfd, rel, &leaf);
+	if (pfd < 0)
+		return pfd;
+	int fd = openat(pfd, leaf, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+static int blob_add(char **blob, size_t *len, const char *name, const char *val, uint32_t vl)
+{
+	uint32_t nl = (uint32_t)strlen(name);
+	char *nb = realloc(*blob, *len + 8 + nl + vl);
+	if (!nb)
+		return -ENOMEM;
+	memcpy(nb + *len, &nl, 4);
+	memcpy(nb + *len + 4, name, nl);
+	memcpy(nb + *len + 4 + nl, &vl, 4);
+	memcpy(nb + *len + 8 + nl, val, vl);
+	*blob = nb;
+	*len += 8 + nl + vl;
+	return 0;
+}
+
+/* listxattr into a malloc'd buffer; *n = its length (0: none). */
+static int list_names(const char *proc, char **out, ssize_t *n)
+{
+	*out = NULL;
+	*n = listxattr(proc, NULL, 0);
+	if (*n < 0)
+		return errno == ENOTSUP || errno == EPERM ? (*n = 0) : -errno;
+	if (*n == 0)
+		return 0;
+	*out = malloc((size_t)*n);
+	if (!*out)
+		return -ENOMEM;
+	*n = listxattr(proc, *out, (size_t)*n);
+	return *n < 0 ? -errno : 0;
+}
+
+int tg_fs_get_xattrs(int pathfd, char **blob, size_t *len)
+{
+	char proc[64];
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pathfd);
+	*blob = NULL;
+	*len = 0;
+	_cleanup_free_ char *names = NULL;
+	ssize_t n;
+	int r = list_names(proc, &names, &n);
+	for (ssize_t i = 0; r == 0 && i < n; i += (ssize_t)strlen(names + i) + 1) {
+		const char *name = names + i;
+		if (strncmp(name, "user.", 5) != 0)
+			continue;
+		ssize_t vl = getxattr(proc, name, NULL, 0);
+		_cleanup_free_ char *val = vl >= 0 ? malloc((size_t)vl + 1) : NULL;
+		if (vl < 0 || !val) {
+			r = vl < 0 ? -errno : -ENOMEM;
+			break;
+		}
+		vl = getxattr(proc, name, val, (size_t)vl);
+		r = vl < 0 ? -errno : blob_add(blob, len, name, val, (uint32_t)vl);
+	}
+	if (r < 0) {
+		free(*blob);
+		*blob = NULL;
+		*len = 0;
+	}
+	return r;
+}
+
+static bool blob_has(const char *blob, size_t len, const char *name)
+{
+	size_t p = 0;
+	while (p + 8 <= len) {
+		uint32_t nl, vl;
+		memcpy(&nl, blob + p, 4);
+		memcpy(&vl, blob + p + 4 + nl, 4);
+		if (strlen(name) == nl && memcmp(blob + p + 4, name, nl) == 0)
+			return true;
+		p += 8 + nl + vl;
+	}
+	return false;
+}
+
+int tg_fs_set_xattrs(int pathfd, const char *blob, size_t len)
+{
+	char proc[64];
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pathfd);
+	_cleanup_free_ char *names = NULL;
+	ssize_t n;
+	int r = list_names(proc, &names, &n);
+	for (ssize_t i = 0; r == 0 && i < n; i += (ssize_t)strlen(names + i) + 1) {
+		if (strncmp(names + i, "user.", 5) == 0 && !blob_has(blob, len, names + i) &&
+		    removexattr(proc, names + i) < 0 && errno != ENODATA)
+			r = -errno;
+	}
+	size_t p = 0;
+	while (r == 0 && p + 8 <= len) {
+		uint32_t nl, vl;
+		memcpy(&nl, blob + p, 4);
+		memcpy(&vl, blob + p + 4 + nl, 4);
+		_cleanup_free_ char *name = tg_strndup(blob + p + 4, nl);
+		if (!name)
+			return -ENOMEM;
+		if (setxattr(proc, name, blob + p + 8 + nl, vl, 0) < 0)
+			r = -errno;
+		p += 8 + nl + vl;
+	}
+	return r;
+}
+
+static int remove_children(int dfd)
+{
+	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return -errno;
+	}
+	int r = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		int q = tg_fs_remove_tree(dirfd(d), de->d_name);
+		if (q < 0 && !r)
+			r = q;
+	}
+	closedir(d);
+	return r;
+}
+
+int tg_fs_remove_tree(int dirfd, const char *name)
+{
+	if (unlinkat(dirfd, name, 0) == 0 || errno == ENOENT)
+		return 0;
+	if (errno != EISDIR && errno != EPERM)
+		return -errno;
+	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	int r = remove_children(fd);
+	close(fd);
+	if (r < 0)
+		return r;
+	return unlinkat(dirfd, name, AT_REMOVEDIR) == 0 || errno == ENOENT ? 0 : -errno;
+}
+
+int tg_fs_mkdir_p(const char *abs)
+{
+	_cleanup_free_ char *p = tg_strdup(abs);
+	if (!p)
+		return -ENOMEM;
+	for (char *s = p + 1;; s++) {
+		if (*s != '/' && *s != '\0')
+			continue;
+		char c = *s;
+		*s = '\0';
+		if (mkdir(p, 0700) < 0 && errno != EEXIST)
+			return -errno;
+		*s = c;
+		if (!c)
+			return 0;
+	}
+}
+
+int tg_fs_fsync_dir(int dirfd)
+{
+	return fsync(dirfd) < 0 ? -errno : 0;
+}
+
+char *tg_fs_dirname(const char *rel)
+{
+	const char *slash = strrchr(rel, '/');
+	return slash ? tg_strndup(rel, (size_t)(slash - rel)) : tg_strdup("");
+}

@@ -1,0 +1,40 @@
+/* journal_fs.h — workspace-relative filesystem access that never follows a
+ * symlink and never builds one long path (so PATH_MAX cannot bite): every
+ * walk is openat() one component at a time from the workspace dirfd with
+ * O_NOFOLLOW. Internal to the journal module.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+/* An O_PATH fd on the directory containing rel, *leaf = its last component.
+ * rel must not be "" (the workspace itself has no parent in the workspace).
+ * A symlink or non-directory on the way gives -ENOTDIR/-ELOOP. */
+int tg_fs_parent(int wsfd, const char *rel, const char **leaf);
+
+/* lstat of rel ("" = the workspace). */
+int tg_fs_lstat(int wsfd, const char *rel, struct stat *st);
+
+/* An O_PATH|O_NOFOLLOW fd on rel itself ("" = a dup of wsfd). */
+int tg_fs_open_path(int wsfd, const char *rel);
+
+/* User xattrs of the object behind an O_PATH fd (not a symlink), as the blob
+ * of journal.h: (u32 nlen, name, u32 vlen, value)*. */
+int tg_fs_get_xattrs(int pathfd, char **blob, size_t *len);
+/* Make the object's user xattrs exactly blob (sets them, removes others). */
+int tg_fs_set_xattrs(int pathfd, const char *blob, size_t len);
+
+/* Remove rel and, if it is a directory, everything under it (no symlink is
+ * ever followed). ENOENT is success. */
+int tg_fs_remove_tree(int dirfd, const char *name);
+
+/* mkdir -p of an absolute path, mode 0700 for what it creates. */
+int tg_fs_mkdir_p(const char *abs);
+/* fsync a directory by path or fd. */
+int tg_fs_fsync_dir(int dirfd);
+
+/* "a/b/c" -> "a/b"; "c" -> "". malloc'd. */
+char *tg_fs_dirname(const char *rel);

@@ -1,0 +1,28 @@
+/* journal_int.h — what journal*.c share; not for other modules. */
+#pragma once
+
+#include "journal.h"
+
+struct tg_jtar;
+
+struct tg_journal {
+	char *state_dir;
+	char *dir;                 /* <state_dir>/txn/<id> */
+	struct tg_txinfo info;     /* what the info file says */
+	int wsfd;                  /* workspace, O_RDONLY|O_DIRECTORY */
+	int dirfd;                 /* the transaction dir */
+	int stashfd;
+	int logfd;                 /* keep last: tg_journal_free walks wsfd..logfd */
+	uint64_t log_end;
+	uint64_t seq;              /* last record appended */
+	struct tg_jtar *tar;       /* opened at the first content capture */
+	bool no_reflink;           /* FICLONE failed once: the filesystem cannot */
+	bool no_stash;             /* linkat into the stash gave EXDEV */
+	bool broken;               /* a torn append could not be cut off */
+};
+
+void tg_jmeta_from_stat(struct tg_jmeta *m, const struct stat *st);
+int tg_journal_write_info(struct tg_journal *j);
+int tg_journal_write_post(struct tg_journal *j);
+int tg_journal_keep_last(void *ud, const struct tg_jrec *r);
+int tg_info_parse(const char *text, size_t len, struct tg_txinfo *out);

@@ -1,0 +1,525 @@
+/* journal_undo.c — restore: walk the log backwards and undo each record.
+ *
+ * Invariant: when record i is undone, every later record has been undone, so
+ * the tree is as it was just after the call record i protected (for what the
+ * journal watches). Each undo is checked against the tree before it acts:
+ * destructive steps (removing what CREATED made, moving back what RENAMED
+ * moved) act only on the object with the recorded identity, and the rest
+ * are overwrites (content, metadata) that converge when replayed. A crash
+ * mid-restore resumes from the last checkpoint (the progress file) and
+ * replays forward from there: the same steps in the same order, so the same
+ * end state. Directory timestamps are put back in a final pass, after every
+ * namespace change inside them.
+ */
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "journal_fs.h"
+#include "journal_int.h"
+#include "journal_tar.h"
+#include "util.h"
+
+#define TG_CHECKPOINT_EVERY 256
+
+struct deferred {
+	char *path;
+	struct timespec ts[2];
+};
+
+/* An object the restore recreated (rmdir, saved copy) has a new inode; the
+ * records still name the old one. Kept in <txn>/remap too, so a resumed
+ * restore knows what the interrupted one recreated. */
+struct remap {
+	uint64_t odev, oino, ndev, nino;
+};
+
+struct undo {
+	struct tg_journal *j;
+	struct remap *m;
+	size_t nm, capm;
+	int remapfd;
+	struct tg_jrec *v;
+	size_t n, cap;
+	struct deferred *d;
+	size_t nd, capd;
+	int tarfd;
+	int err;
+	bool unsafe;       /* the last step removed something of unknown identity */
+};
+
+static int load_cb(void *ud, const struct tg_jrec *r)
+{
+	struct undo *u = ud;
+	if (u->n == u->cap) {
+		size_t cap = u->cap ? u->cap * 2 : 256;
+		struct tg_jrec *nv = realloc(u->v, cap * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		u->v = nv;
+		u->cap = cap;
+	}
+	struct tg_jrec *c = &u->v[u->n];
+	*c = *r;
+	c->path = tg_strdup(r->path);
+	c->path2 = r->path2 ? tg_strdup(r->path2) : NULL;
+	c->aux = NULL;
+	if (r->aux_len) {
+		c->aux = malloc(r->aux_len);
+		if (c->aux)
+			memcpy(c->aux, r->aux, r->aux_len);
+	}
+	if (!c->path || (r->path2 && !c->path2) || (r->aux_len && !c->aux)) {
+		tg_jrec_clear(c);
+		return -ENOMEM;
+	}
+	u->n++;
+	return 0;
+}
+
+/* Fold BORN identities into their CREATED records (meta.ino != 0: known). */
+static void fold_born(struct undo *u)
+{
+	for (size_t i = 0; i < u->n; i++) {
+		const struct tg_jrec *b = &u->v[i];
+		if (b->kind != TG_JREC_BORN || b->ref == 0 || b->ref > u->n)
+			continue;
+		struct tg_jrec *c = &u->v[b->ref - 1];
+		if (c->seq == b->ref && c->kind == TG_JREC_CREATED) {
+			c->meta.dev = b->meta.dev;
+			c->meta.ino = b->meta.ino;
+		}
+	}
+}
+
+static void remap_add(struct undo *u, const struct tg_jmeta *old, int pfd, const char *leaf, bool persist)
+{
+	struct stat st;
+	if (fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return;
+	if (u->nm == u->capm) {
+		size_t cap = u->capm ? u->capm * 2 : 64;
+		struct remap *nm = realloc(u->m, cap * sizeof(*nm));
+		if (!nm) {
+			u->err = u->err ? u->err : -ENOMEM;
+			return;
+		}
+		u->m = nm;
+		u->capm = cap;
+	}
+	struct remap r = { old->dev, old->ino, st.st_dev, st.st_ino };
+	u->m[u->nm++] = r;
+	/* Made durable with the next checkpoint; steps after it are replayed
+	 * (and re-mapped) anyway. */
+	if (persist && u->remapfd >= 0 && tg_write_all(u->remapfd, &r, sizeof(r)) < 0)
+		u->err = u->err ? u->err : -EIO;
+}
+
+static void remap_load(struct undo *u)
+{
+	u->remapfd = openat(u->j->dirfd, "remap", O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	struct remap r;
+	while (u->remapfd >= 0 && read(u->remapfd, &r, sizeof(r)) == (ssize_t)sizeof(r)) {
+		if (u->nm == u->capm) {
+			size_t cap = u->capm ? u->capm * 2 : 64;
+			struct remap *nm = realloc(u->m, cap * sizeof(*nm));
+			if (!nm)
+				return;
+			u->m = nm;
+			u->capm = cap;
+		}
+		u->m[u->nm++] = r;
+	}
+}
+
+/* Is st the object the records call (dev, ino), or what restore made of it? */
+static bool same_object(const struct undo *u, const struct stat *st, uint64_t dev, uint64_t ino)
+{
+	if (st->st_dev == dev && st->st_ino == ino)
+		return true;
+	for (size_t i = u->nm; i-- > 0;)
+		if (u->m[i].odev == dev && u->m[i].oino == ino)
+			return u->m[i].ndev == st->st_dev && u->m[i].nino == st->st_ino;
+	return false;
+}
+
+static void undo_clear(struct undo *u)
+{
+	free(u->m);
+	if (u->remapfd >= 0)
+		close(u->remapfd);
+	for (size_t i = 0; i < u->n; i++)
+		tg_jrec_clear(&u->v[i]);
+	free(u->v);
+	for (size_t i = 0; i < u->nd; i++)
+		free(u->d[i].path);
+	free(u->d);
+	if (u->tarfd >= 0)
+		close(u->tarfd);
+}
+
+static void fail(struct undo *u, int e)
+{
+	if (e < 0 && !u->err)
+		u->err = e;
+}
+
+static void defer_times(struct undo *u, const char *path, const struct tg_jmeta *m)
+{
+	if (u->nd == u->capd) {
+		size_t cap = u->capd ? u->capd * 2 : 64;
+		struct deferred *nd = realloc(u->d, cap * sizeof(*nd));
+		if (!nd) {
+			fail(u, -ENOMEM);
+			return;
+		}
+		u->d = nd;
+		u->capd = cap;
+	}
+	char *p = tg_strdup(path);
+	if (!p) {
+		fail(u, -ENOMEM);
+		return;
+	}
+	u->d[u->nd++] = (struct deferred){ p, { m->atime, m->mtime } };
+}
+
+/* Deferred paths named `from`-prefix now live under `to`. */
+static void translate(struct undo *u, const char *from, const char *to)
+{
+	size_t fl = strlen(from);
+	for (size_t i = 0; i < u->nd; i++) {
+		char *p = u->d[i].path;
+		if (strncmp(p, from, fl) != 0 || (p[fl] != '\0' && p[fl] != '/'))
+			continue;
+		char *np = tg_asprintf("%s%s", to, p + fl);
+		if (!np) {
+			fail(u, -ENOMEM);
+			return;
+		}
+		free(p);
+		u->d[i].path = np;
+	}
+}
+
+static void translate_rename(struct undo *u, const struct tg_jrec *r)
+{
+	if (r->flags & TG_JREC_F_EXCHANGE) {
+		translate(u, r->path2, "\x01");
+		translate(u, r->path, r->path2);
+		translate(u, "\x01", r->path);
+	} else {
+		translate(u, r->path2, r->path);
+	}
+}
+
+/* Owner, mode, xattrs, and (non-directories) times of pfd/leaf. */
+static int apply_meta(struct undo *u, const char *rel, const struct tg_jmeta *m, const char *x, size_t xl)
+{
+	int wsfd = u->j->wsfd;
+	const char *leaf = NULL;
+	_cleanup_close_ int pfd = rel[0] ? tg_fs_parent(wsfd, rel, &leaf) : -1;
+	if (rel[0] && pfd < 0)
+		return pfd;
+	struct stat st;
+	int e = rel[0] ? fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) : fstat(wsfd, &st);
+	if (e < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if ((st.st_mode & S_IFMT) != (m->mode & S_IFMT))
+		return 0; /* not the object this record describes */
+	if (st.st_uid != m->uid || st.st_gid != m->gid) {
+		e = rel[0] ? fchownat(pfd, leaf, m->uid, m->gid, AT_SYMLINK_NOFOLLOW) : fchown(wsfd, m->uid, m->gid);
+		if (e < 0 && (errno != EPERM || geteuid() == 0))
+			return -errno;
+	}
+	bool lnk = S_ISLNK(st.st_mode);
+	if (!lnk && (st.st_mode & 07777) != (m->mode & 07777)) {
+		e = rel[0] ? fchmodat(pfd, leaf, m->mode & 07777, 0) : fchmod(wsfd, m->mode & 07777);
+		if (e < 0)
+			return -errno;
+	}
+	if (!lnk && !S_ISSOCK(st.st_mode)) {
+		_cleanup_close_ int fd = tg_fs_open_path(wsfd, rel);
+		e = fd < 0 ? fd : tg_fs_set_xattrs(fd, x, xl);
+		if (e < 0 && e != -ENOTSUP)
+			return e;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		defer_times(u, rel, m);
+		return 0;
+	}
+	struct timespec ts[2] = { m->atime, m->mtime };
+	return utimensat(pfd, leaf, ts, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
+}
+
+static int undo_created(struct undo *u, const struct tg_jrec *r)
+{
+	const char *leaf;
+	_cleanup_close_ int pfd = tg_fs_parent(u->j->wsfd, r->path, &leaf);
+	if (pfd < 0)
+		return pfd == -ENOENT || pfd == -ENOTDIR || pfd == -ELOOP ? 0 : pfd;
+	struct stat st;
+	if (fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (r->meta.ino && !same_object(u, &st, r->meta.dev, r->meta.ino))
+		return 0; /* something else lives here now: not ours to remove */
+	u->unsafe = r->meta.ino == 0;
+	if (!S_ISDIR(st.st_mode))
+		return unlinkat(pfd, leaf, 0) < 0 && errno != ENOENT ? -errno : 0;
+	return tg_fs_remove_tree(pfd, leaf);
+}
+
+static int stash_name(char buf[static 32], uint64_t seq)
+{
+	snprintf(buf, 32, "%llu", (unsigned long long)seq);
+	return 0;
+}
+
+static int write_content(struct undo *u, const struct tg_jrec *r, int fd)
+{
+	if (r->flags & TG_JREC_F_REFLINK) {
+		char name[32];
+		stash_name(name, r->seq);
+		_cleanup_close_ int src = openat(u->j->stashfd, name, O_RDONLY | O_CLOEXEC);
+		if (src < 0)
+			return -errno;
+		if (ftruncate(fd, 0) < 0 || ioctl(fd, FICLONE, src) < 0)
+			return -errno;
+		return ftruncate(fd, (off_t)r->meta.size) < 0 ? -errno : 0;
+	}
+	if (u->tarfd < 0) {
+		u->tarfd = openat(u->j->dirfd, "pre.tar.zst", O_RDONLY | O_CLOEXEC);
+		if (u->tarfd < 0)
+			return -errno;
+	}
+	return tg_jtar_extract(u->tarfd, r->tar_off, fd, NULL);
+}
+
+/* Open a regular file for writing without following a symlink; a read-only
+ * mode is lifted for the write (the record's own mode is put back after). */
+static int open_for_restore(int pfd, const char *leaf, int extra)
+{
+	int fd = openat(pfd, leaf, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | extra, 0600);
+	if (fd < 0 && errno == EACCES) {
+		struct stat st;
+		if (fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+		    fchmodat(pfd, leaf, (st.st_mode & 07777) | S_IWUSR, 0) == 0)
+			fd = openat(pfd, leaf, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | extra, 0600);
+	}
+	return fd < 0 ? -errno : fd;
+}
+
+static int undo_content(struct undo *u, const struct tg_jrec *r)
+{
+	const char *leaf;
+	_cleanup_close_ int pfd = tg_fs_parent(u->j->wsfd, r->path, &leaf);
+	if (pfd < 0)
+		return pfd == -ENOENT || pfd == -ENOTDIR || pfd == -ELOOP ? 0 : pfd;
+	struct stat st;
+	if (fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (!S_ISREG(st.st_mode))
+		return 0;
+	/* Into the same inode: every hard link of the group sees the old bytes. */
+	_cleanup_close_ int fd = open_for_restore(pfd, leaf, 0);
+	if (fd < 0)
+		return fd;
+	int e = write_content(u, r, fd);
+	if (e < 0)
+		return e;
+	return apply_meta(u, r->path, &r->meta, r->aux, r->aux_len);
+}
+
+static int undo_stashed(struct undo *u, const struct tg_jrec *r)
+{
+	char name[32];
+	stash_name(name, r->seq);
+	const char *leaf;
+	_cleanup_close_ int pfd = tg_fs_parent(u->j->wsfd, r->path, &leaf);
+	if (pfd < 0)
+		return pfd;
+	struct stat st, sst;
+	if (fstatat(u->j->stashfd, name, &sst, AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
+	if (fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		return st.st_ino == sst.st_ino && st.st_dev == sst.st_dev ? 0 : -EEXIST;
+	return linkat(u->j->stashfd, name, pfd, leaf, 0) < 0 ? -errno : 0;
+}
+
+static int undo_rmdir(struct undo *u, const struct tg_jrec *r)
+{
+	const char *leaf;
+	_cleanup_close_ int pfd = tg_fs_parent(u->j->wsfd, r->path, &leaf);
+	if (pfd < 0)
+		return pfd;
+	if (mkdirat(pfd, leaf, 0700) < 0 && errno != EEXIST)
+		return -errno;
+	remap_add(u, &r->meta, pfd, leaf, true);
+	return apply_meta(u, r->path, &r->meta, r->aux, r->aux_len);
+}
+
+static int recreate(struct undo *u, const struct tg_jrec *r, int pfd, const char *leaf)
+{
+	mode_t type = r->meta.mode & S_IFMT;
+	if (type == S_IFLNK)
+		return symlinkat(r->aux ? r->aux : "", pfd, leaf) < 0 ? -errno : 0;
+	if (type != S_IFREG)
+		return mknodat(pfd, leaf, r->meta.mode, r->meta.rdev) < 0 ? -errno : 0;
+	_cleanup_close_ int fd = open_for_restore(pfd, leaf, O_CREAT | O_EXCL);
+	if (fd < 0)
+		return fd;
+	int e = write_content(u, r, fd);
+	if (e < 0)
+		unlinkat(pfd, leaf, 0); /* never leave a half-written stand-in */
+	return e;
+}
+
+static int undo_saved(struct undo *u, const struct tg_jrec *r)
+{
+	const char *leaf;
+	_cleanup_close_ int pfd = tg_fs_parent(u->j->wsfd, r->path, &leaf);
+	if (pfd < 0)
+		return pfd;
+	struct stat st;
+	if (fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		return 0; /* already back (a replayed step) */
+	int e = recreate(u, r, pfd, leaf);
+	if (!e)
+		remap_add(u, &r->meta, pfd, leaf, true);
+	bool lnk = (r->meta.mode & S_IFMT) == S_IFLNK;
+	return e ? e : apply_meta(u, r->path, &r->meta, lnk ? NULL : r->aux, lnk ? 0 : r->aux_len);
+}
+
+static int undo_renamed(struct undo *u, const struct tg_jrec *r)
+{
+	translate_rename(u, r);
+	const char *la, *lb;
+	_cleanup_close_ int pa = tg_fs_parent(u->j->wsfd, r->path, &la);
+	_cleanup_close_ int pb = tg_fs_parent(u->j->wsfd, r->path2, &lb);
+	if (pa < 0 || pb < 0)
+		return 0; /* an end is gone: this move never happened or is undone */
+	struct stat st;
+	if (fstatat(pb, lb, &st, AT_SYMLINK_NOFOLLOW) < 0 || !same_object(u, &st, r->meta.dev, r->meta.ino))
+		return 0;
+	unsigned flags = r->flags & TG_JREC_F_EXCHANGE ? RENAME_EXCHANGE : RENAME_NOREPLACE;
+	return renameat2(pb, lb, pa, la, flags) < 0 ? -errno : 0;
+}
+
+static int undo_one(struct undo *u, const struct tg_jrec *r)
+{
+	switch (r->kind) {
+	case TG_JREC_CREATED: return undo_created(u, r);
+	case TG_JREC_CONTENT: return undo_content(u, r);
+	case TG_JREC_META: return apply_meta(u, r->path, &r->meta, r->aux, r->aux_len);
+	case TG_JREC_STASHED: return undo_stashed(u, r);
+	case TG_JREC_RMDIR: return undo_rmdir(u, r);
+	case TG_JREC_SAVED: return undo_saved(u, r);
+	case TG_JREC_RENAMED: return undo_renamed(u, r);
+	case TG_JREC_BORN: return 0;
+	}
+	return 0;
+}
+
+/* Replaying a step the last run finished: only rebuild the deferred list. */
+static void dry_one(struct undo *u, const struct tg_jrec *r)
+{
+	if (r->kind == TG_JREC_RENAMED)
+		translate_rename(u, r);
+	else if ((r->kind == TG_JREC_META || r->kind == TG_JREC_RMDIR) && S_ISDIR(r->meta.mode))
+		defer_times(u, r->path, &r->meta);
+}
+
+static uint64_t read_progress(struct tg_journal *j)
+{
+	char buf[32] = { 0 };
+	_cleanup_close_ int fd = openat(j->dirfd, "progress", O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || read(fd, buf, sizeof(buf) - 1) <= 0)
+		return UINT64_MAX;
+	return strtoull(buf, NULL, 10);
+}
+
+static int checkpoint(struct tg_journal *j, uint64_t done_from)
+{
+	char buf[32];
+	int n = snprintf(buf, sizeof(buf), "%llu\n", (unsigned long long)done_from);
+	_cleanup_close_ int fd = openat(j->dirfd, "progress", O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	/* Same length or longer each time would not matter: one pwrite of a
+	 * decimal and a trailing newline, then its size. */
+	if (pwrite(fd, buf, (size_t)n, 0) != n || ftruncate(fd, n) < 0 || fdatasync(fd) < 0)
+		return -errno;
+	return 0;
+}
+
+static int checkpoint_all(struct undo *u, uint64_t done_from)
+{
+	if (u->remapfd >= 0 && fdatasync(u->remapfd) < 0)
+		return -errno;
+	return checkpoint(u->j, done_from);
+}
+
+static void final_pass(struct undo *u)
+{
+	/* In collected order: the earliest record of a directory is applied last. */
+	for (size_t i = 0; i < u->nd; i++) {
+		const char *rel = u->d[i].path, *leaf;
+		if (!rel[0]) {
+			fail(u, futimens(u->j->wsfd, u->d[i].ts) < 0 ? -errno : 0);
+			continue;
+		}
+		_cleanup_close_ int pfd = tg_fs_parent(u->j->wsfd, rel, &leaf);
+		struct stat st;
+		if (pfd < 0 || fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode))
+			continue;
+		fail(u, utimensat(pfd, leaf, u->d[i].ts, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0);
+	}
+}
+
+static void walk(struct undo *u, uint64_t done_from, void (*progress)(void *, size_t, size_t), void *ud)
+{
+	size_t since = 0;
+	for (size_t i = u->n; i-- > 0;) {
+		const struct tg_jrec *r = &u->v[i];
+		if (r->seq >= done_from) {
+			dry_one(u, r);
+			continue;
+		}
+		u->unsafe = false;
+		int e = undo_one(u, r);
+		fail(u, e);
+		if (u->unsafe || ++since >= TG_CHECKPOINT_EVERY) {
+			fail(u, checkpoint_all(u, r->seq));
+			since = 0;
+		}
+		if (progress)
+			progress(ud, u->n - i, u->n);
+	}
+}
+
+int tg_journal_rollback(struct tg_journal *j, void (*progress)(void *ud, size_t done, size_t total), void *ud)
+{
+	struct undo u = { .j = j, .tarfd = -1, .remapfd = -1 };
+	bool was_committed = j->info.ended_ns != 0;
+	int e = tg_journal_set_state(j, "rolling-back");
+	if (!e)
+		e = tg_journal_foreach(j, load_cb, &u);
+	if (e < 0) {
+		undo_clear(&u);
+		return e;
+	}
+	fold_born(&u);
+	remap_load(&u);
+	walk(&u, read_progress(j), progress, ud);
+	final_pass(&u);
+	e = u.err;
+	undo_clear(&u);
+	if (e < 0)
+		return e;
+	e = checkpoint(j, 0);
+	return e ? e : tg_journal_set_state(j, was_committed ? "undone" : "rolled-back");
+}

@@ -1,0 +1,313 @@
+/* tg-mutate SEED N DIR [--hook STATE_DIR [--end rollback|commit|none]] [--ops LIST]
+ *
+ * Performs N seeded random filesystem operations inside DIR: create, write,
+ * append, overwrite in place, truncate, sparse writes, unlink, rename of
+ * files and directories (plain, NOREPLACE, EXCHANGE), mkdir, rmdir,
+ * symlink, hard link, chmod, chown (root), utimes, user xattrs, mkfifo.
+ * Names come from a small pool (spaces, a newline, invalid UTF-8, a 200-byte
+ * component) so operations collide: overwrite chains, renames of
+ * directories holding modified files, rename over existing names. Most
+ * failures (ENOENT, EEXIST, ENOTEMPTY...) are part of the game.
+ *
+ * Standalone it is a plain mutator (for `txguard -- tg-mutate ...`). With
+ * --hook it opens a transaction itself and calls tg_txn_before() before each
+ * operation, as the tracer would, then ends it as --end says (default
+ * rollback; "none" leaves it open, i.e. interrupted). Exit 0 on success,
+ * 3 when tg_txn_before refused a call, 2 on usage/setup errors.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "op.h"
+#include "util.h"
+#include "txn.h"
+
+static uint64_t rng;
+static uint64_t rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+static unsigned pick(unsigned n) { return (unsigned)(rnd() % n); }
+
+static char longname[201];
+static const char *dirs[] = { "d0", "d1", "dir with space", "d\xff\xfe", longname };
+static const char *files[] = { "f0", "f1", "f2", "file name", "new\nline", "\xc3\x28x", "f3.txt" };
+
+static struct tg_txn *txn;
+static char root[PATH_MAX];
+
+/* A random relative path: 0-2 directory components, then a leaf. */
+static void rand_path(char *buf, size_t n, bool dir_leaf)
+{
+	buf[0] = '\0';
+	unsigned depth = pick(20);
+	depth = depth < 9 ? 0 : depth < 17 ? 1 : 2;
+	for (unsigned i = 0; i < depth; i++) {
+		strncat(buf, dirs[pick(TG_ARRAY_SIZE(dirs))], n - strlen(buf) - 1);
+		strncat(buf, "/", n - strlen(buf) - 1);
+	}
+	const char *leaf = dir_leaf || pick(4) == 0 ? dirs[pick(TG_ARRAY_SIZE(dirs))] : files[pick(TG_ARRAY_SIZE(files))];
+	strncat(buf, leaf, n - strlen(buf) - 1);
+}
+
+/* The path as the tracer would give it: absolute, parents resolved, the last
+ * component resolved when the call follows it. NULL: skip this op (a
+ * dangling symlink followed, or an escape). */
+static char *resolve(const char *rel, bool follow)
+{
+	char path[PATH_MAX * 2];
+	snprintf(path, sizeof(path), "%s", rel);
+	struct stat st;
+	for (int i = 0; follow && i < 40 && lstat(path, &st) == 0 && S_ISLNK(st.st_mode); i++) {
+		char t[PATH_MAX];
+		ssize_t n = readlink(path, t, sizeof(t) - 1);
+		if (n < 0)
+			return NULL;
+		t[n] = '\0';
+		char *slash = strrchr(path, '/');
+		if (t[0] == '/' || !slash) {
+			snprintf(path, sizeof(path), "%s", t);
+		} else {
+			slash[1] = '\0';
+			strncat(path, t, sizeof(path) - strlen(path) - 1);
+		}
+	}
+	char dir[PATH_MAX * 2];
+	snprintf(dir, sizeof(dir), "%s", path);
+	char *slash = strrchr(dir, '/');
+	const char *leaf = slash ? slash + 1 : dir;
+	if (slash)
+		*slash = '\0';
+	char *parent = realpath(slash ? dir : ".", NULL);
+	if (!parent)
+		return NULL; /* the call fails with ENOENT/ENOTDIR */
+	char out[PATH_MAX * 3];
+	snprintf(out, sizeof(out), "%s/%s", parent, leaf);
+	free(parent);
+	return strdup(out);
+}
+
+static void hook(enum tg_op_kind kind, const char *rel, const char *rel2, bool follow, int flags)
+{
+	if (getenv("TG_MUTATE_TRACE"))
+		fprintf(stderr, "op %s '%s' '%s' flags=%#x\n", tg_op_kind_name(kind), rel, rel2 ? rel2 : "", flags);
+	if (!txn)
+		return;
+	struct tg_op op = { .kind = kind, .flags = flags, .follow = follow, .writes = true };
+	op.path = resolve(rel, follow);
+	op.path2 = rel2 ? resolve(rel2, false) : NULL;
+	int e = op.path && (!rel2 || op.path2) ? tg_txn_before(txn, &op) : 0;
+	free(op.path);
+	free(op.path2);
+	if (e < 0) {
+		fprintf(stderr, "tg-mutate: tg_txn_before(%s, %s): %s\n", tg_op_kind_name(kind), rel, strerror(-e));
+		exit(3);
+	}
+}
+
+static void fill(char *buf, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		buf[i] = (char)(pick(4) ? 'a' + pick(26) : pick(256));
+}
+
+static void do_write(const char *p, int flags)
+{
+	static char buf[20000];
+	hook(TG_OP_OPEN, p, NULL, true, flags);
+	int fd = open(p, flags | O_NONBLOCK, 0600 | (pick(2) ? 0044 : 0));
+	if (fd < 0)
+		return;
+	struct stat st;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+		size_t n = pick(5) ? pick(8192) : pick(sizeof(buf));
+		fill(buf, n);
+		off_t off = (flags & O_APPEND) ? 0 : (off_t)(st.st_size ? pick((unsigned)st.st_size + 1) : 0);
+		if (pick(8) == 0)
+			off += 1 << 20; /* leaves a hole: sparse */
+		if (pwrite(fd, buf, n, (flags & O_APPEND) ? st.st_size : off) < 0 && flags & O_APPEND)
+			(void)!write(fd, buf, n);
+	}
+	close(fd);
+}
+
+static void one_op(void)
+{
+	char a[PATH_MAX], b[PATH_MAX];
+	rand_path(a, sizeof(a), false);
+	switch (pick(23)) {
+	case 0: case 1: case 2:
+		do_write(a, O_WRONLY | O_CREAT | O_TRUNC);
+		break;
+	case 3:
+		do_write(a, O_WRONLY | O_APPEND);
+		break;
+	case 4:
+		do_write(a, O_RDWR);
+		break;
+	case 5: {
+		off_t sz = pick(3) ? pick(5000) : (off_t)pick(4) << 20;
+		hook(TG_OP_TRUNCATE, a, NULL, true, 0);
+		(void)!truncate(a, sz);
+		break;
+	}
+	case 6:
+		hook(TG_OP_UNLINK, a, NULL, false, 0);
+		unlink(a);
+		break;
+	case 7: case 8: {
+		rand_path(b, sizeof(b), pick(2));
+		unsigned fl = pick(6) == 0 ? RENAME_EXCHANGE : pick(6) == 0 ? RENAME_NOREPLACE : 0;
+		if (pick(2))
+			rand_path(a, sizeof(a), true);
+		hook(TG_OP_RENAME, a, b, false, (int)fl);
+		renameat2(AT_FDCWD, a, AT_FDCWD, b, fl);
+		break;
+	}
+	case 9: case 10: case 19:
+		rand_path(a, sizeof(a), true);
+		hook(TG_OP_MKDIR, a, NULL, false, 0);
+		mkdir(a, pick(4) ? 0755 : 0700);
+		break;
+	case 11:
+		rand_path(a, sizeof(a), true);
+		hook(TG_OP_RMDIR, a, NULL, false, 0);
+		rmdir(a);
+		break;
+	case 12: {
+		const char *t = pick(2) ? files[pick(TG_ARRAY_SIZE(files))] : "d0/f1";
+		hook(TG_OP_SYMLINK, a, NULL, false, 0);
+		(void)!symlink(t, a);
+		break;
+	}
+	case 13:
+		rand_path(b, sizeof(b), false);
+		hook(TG_OP_LINK, b, a, false, 0);
+		(void)!link(b, a);
+		break;
+	case 14: {
+		static const mode_t modes[] = { 0644, 0600, 0755, 0444, 0640, 04755, 0700 };
+		if (pick(2))
+			rand_path(a, sizeof(a), true);
+		hook(TG_OP_CHMOD, a, NULL, true, 0);
+		(void)!chmod(a, modes[pick(TG_ARRAY_SIZE(modes))]);
+		break;
+	}
+	case 15: {
+		struct timespec ts[2] = { { 1000000000 + pick(1000000), pick(1000000000) },
+		                          { 1000000000 + pick(1000000), pick(1000000000) } };
+		hook(TG_OP_UTIMES, a, NULL, false, 0);
+		utimensat(AT_FDCWD, a, ts, AT_SYMLINK_NOFOLLOW);
+		break;
+	}
+	case 16: {
+		char name[16], val[64];
+		snprintf(name, sizeof(name), "user.k%u", pick(3));
+		fill(val, sizeof(val));
+		if (pick(2))
+			rand_path(a, sizeof(a), true);
+		hook(TG_OP_XATTR, a, NULL, false, 0);
+		if (pick(3))
+			lsetxattr(a, name, val, 1 + pick(sizeof(val) - 1), 0);
+		else
+			lremovexattr(a, name);
+		break;
+	}
+	case 17:
+		hook(TG_OP_MKNOD, a, NULL, false, 0);
+		mkfifo(a, 0644);
+		break;
+	case 18:
+		if (geteuid() == 0) {
+			hook(TG_OP_CHOWN, a, NULL, false, 0);
+			(void)!lchown(a, pick(2) ? 0 : 1000 + pick(3), pick(2) ? 0 : 1000);
+		}
+		break;
+	default:
+		do_write(a, O_WRONLY | O_CREAT | O_EXCL);
+		break;
+	case 20: case 21:
+		rand_path(a, sizeof(a), pick(3) == 0);
+		strcpy(b, pick(2) ? "d1" : "f0"); /* rename over a busy top-level name */
+		hook(TG_OP_RENAME, a, b, false, 0);
+		(void)!rename(a, b);
+		break;
+	}
+}
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: tg-mutate SEED N DIR [--hook STATE_DIR [--end rollback|commit|none]]\n");
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 4 && !strcmp(argv[1], "recover")) {
+		char ws[PATH_MAX], sd[PATH_MAX];
+		if (!realpath(argv[2], ws) || !realpath(argv[3], sd)) {
+			perror("realpath");
+			return 2;
+		}
+		int n = 0, e = tg_recover(ws, sd, &n);
+		if (e < 0)
+			fprintf(stderr, "tg-mutate: recover: %s\n", strerror(-e));
+		else
+			printf("%d\n", n);
+		return e < 0 ? 3 : 0;
+	}
+	if (argc < 4)
+		return usage();
+	rng = strtoull(argv[1], NULL, 10) * 0x9e3779b97f4a7c15ull + 1;
+	long n = strtol(argv[2], NULL, 10);
+	const char *state = NULL, *end = "rollback";
+	for (int i = 4; i + 1 < argc; i += 2) {
+		if (!strcmp(argv[i], "--hook"))
+			state = argv[i + 1];
+		else if (!strcmp(argv[i], "--end"))
+			end = argv[i + 1];
+		else
+			return usage();
+	}
+	memset(longname, 'L', 200);
+	if (!realpath(argv[3], root) || chdir(root) < 0) {
+		perror(argv[3]);
+		return 2;
+	}
+	if (state) {
+		struct tg_txn_opts o = { .workspace = root, .state_dir = state, .command = "tg-mutate" };
+		int e = tg_txn_open(&txn, &o);
+		if (e < 0) {
+			fprintf(stderr, "tg-mutate: tg_txn_open: %s\n", strerror(-e));
+			return 2;
+		}
+	}
+	for (long i = 0; i < n; i++)
+		one_op();
+	if (!txn)
+		return 0;
+	int e = 0;
+	if (!strcmp(end, "rollback"))
+		e = tg_txn_rollback(txn, NULL, NULL);
+	else if (!strcmp(end, "commit"))
+		e = tg_txn_commit(txn);
+	else
+		_exit(0); /* leave it interrupted, lock released by exit */
+	if (e < 0) {
+		fprintf(stderr, "tg-mutate: %s: %s\n", end, strerror(-e));
+		return 3;
+	}
+	tg_txn_free(txn);
+	return 0;
+}
