@@ -39,7 +39,7 @@ static inline void esc_start(const char *name)
 	fprintf(stderr, "esc: start %s\n", name);
 }
 
-static inline void esc_log(const char *fmt, ...)
+__attribute__((format(printf, 1, 2))) static inline void esc_log(const char *fmt, ...)
 {
 	va_list ap;
 	fputs("esc: ", stderr);

@@ -120,13 +120,17 @@ int main(int argc, char **argv)
 	snprintf(name, sizeof(name), "net-%s", mode);
 	esc_start(name);
 	bool breach;
-	if (strcmp(mode, "tcp") == 0)
-		breach = try_tcp("ESC_ADDR") | try_tcp("ESC_LADDR");
-	else if (strcmp(mode, "udp") == 0)
-		breach = try_udp("ESC_ADDR") | try_udp("ESC_LADDR");
-	else if (strcmp(mode, "unix") == 0)
+	/* Both targets, always: no short-circuit. */
+	if (strcmp(mode, "tcp") == 0) {
+		breach = try_tcp("ESC_ADDR");
+		breach = try_tcp("ESC_LADDR") || breach;
+	} else if (strcmp(mode, "udp") == 0) {
+		breach = try_udp("ESC_ADDR");
+		breach = try_udp("ESC_LADDR") || breach;
+	} else if (strcmp(mode, "unix") == 0) {
 		breach = try_unix();
-	else
+	} else {
 		return 2;
+	}
 	return breach ? ESC_BREACH : ESC_HELD;
 }
