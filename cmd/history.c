@@ -421,8 +421,12 @@ struct diff_ctx {
 static void describe_current(const char *cur, char *buf, size_t len)
 {
 	struct stat st;
+	char target[256];
+	ssize_t n;
 	if (lstat(cur, &st) < 0)
 		snprintf(buf, len, "absent");
+	else if (S_ISLNK(st.st_mode) && (n = readlink(cur, target, sizeof(target) - 1)) >= 0)
+		snprintf(buf, len, "symlink -> %.*s", (int)n, target);
 	else
 		snprintf(buf, len, "%s, mode %04o, %llu bytes",
 		         S_ISDIR(st.st_mode) ? "directory" : S_ISLNK(st.st_mode) ? "symlink" :
@@ -486,8 +490,9 @@ static int diff_one(struct diff_ctx *d, const struct tg_jrec *r)
 	if (!cur)
 		return -ENOMEM;
 	struct stat st;
-	bool cur_reg = lstat(cur, &st) == 0 && S_ISREG(st.st_mode);
-	bool cur_none = !cur_reg && errno == ENOENT;
+	int lrc = lstat(cur, &st) == 0 ? 0 : -errno;
+	bool cur_reg = lrc == 0 && S_ISREG(st.st_mode);
+	bool cur_none = lrc == -ENOENT;
 	if (r->kind == TG_JREC_CREATED && (cur_reg || cur_none)) {
 		if (cur_none)
 			return 0; /* made and removed again in the run: nothing to show */

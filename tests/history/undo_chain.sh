@@ -13,6 +13,27 @@ tg -- sh -c 'echo four > b; chmod 600 b; ln -s b c' || fail "run 4"
 assert_eq "four runs" 4 "$(ids | wc -l)"
 r4=$(ids | sed -n 1p); r3=$(ids | sed -n 2p); r2=$(ids | sed -n 3p); r1=$(ids | sed -n 4p)
 
+# show: a rename, deletions, a modification with a mode change
+h show "$r3" >"$TG_TMP/show3" || fail "show r3"
+grep -q "renamed *a -> b$" "$TG_TMP/show3" || fail "show: no rename a -> b: $(cat "$TG_TMP/show3")"
+grep -q "deleted *d/x$" "$TG_TMP/show3" || fail "show: d/x not deleted: $(cat "$TG_TMP/show3")"
+h show "$r4" >"$TG_TMP/show4" || fail "show r4"
+grep -q "modified *b$" "$TG_TMP/show4" || fail "show: b not modified: $(cat "$TG_TMP/show4")"
+grep -q "created *c$" "$TG_TMP/show4" || fail "show: symlink c not created: $(cat "$TG_TMP/show4")"
+# diff: the pre-image of b before run 4 against b now
+h diff "$r4" b >"$TG_TMP/diff4" || fail "diff r4 b"
+assert_eq "diff of b" "--- a/b
++++ b/b
+@@ -1,3 +1 @@
+-base
+-one
+-two
++four" "$(cat "$TG_TMP/diff4")"
+# diff of the whole run includes the created symlink
+h diff "$r4" >"$TG_TMP/diff4all" || fail "diff r4"
+grep -q "^created c" "$TG_TMP/diff4all" || fail "diff of the run lacks c: $(cat "$TG_TMP/diff4all")"
+assert_eq "diff of a path the run did not change" 1 "$(code h diff "$r4" nothere 2>/dev/null)"
+
 h undo "$r2" >"$TG_TMP/out" || fail "undo of the third-newest failed: $(cat "$TG_TMP/out")"
 assert_eq "undo order" "undone: $r4
 undone: $r3
