@@ -8,7 +8,7 @@
 # (a denied program announcing itself, the secret's random token) and, for
 # kill-tracer, leftover processes and the recovered workspace.
 #
-#   run-battery.sh [--native] [--case-dir DIR] [-v] [CASE...]
+#   run-battery.sh [--native | --no-landlock] [--case-dir DIR] [-v] [CASE...]
 #
 # Default mode runs each case as `$TXGUARD -w WS -p battery.yaml -- CASE` and
 # prints `held NAME` or `BREACH NAME: why`, then `N held, M breached`; exit 1
@@ -16,6 +16,11 @@
 # expects every attack to work (`breach-native NAME`); a case that does not
 # breach natively proves nothing and fails the run (`NO-BREACH NAME`), except
 # where the kernel lacks the feature (`n/a NAME`, e.g. no x32 ABI).
+# --no-landlock runs txguard as on a kernel without Landlock (helper
+# esc-nolandlock makes the landlock_* syscalls fail with ENOSYS; the policies'
+# deny_read lists are dropped, since txguard rightly refuses to run them
+# without Landlock; `secret` is skipped): it shows which attacks only
+# Landlock holds. Informational: not part of the meson suite.
 #
 # Everything runs inside the throwaway arena (scripts/arena): the runner
 # re-executes itself there, and refuses to run outside it. The network cases
@@ -31,6 +36,7 @@ ONLY=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--native) MODE=native ;;
+	--no-landlock) MODE=nolandlock ;;
 	--case-dir) CASE_DIR=$2; shift ;;
 	-v) VERBOSE=1 ;;
 	-h | --help) sed -n '2,25p' "$0"; exit 0 ;;
@@ -52,6 +58,7 @@ if [ "${ARENA:-}" != 1 ]; then
 	[ -x "$arena" ] || skip "scripts/arena is missing: the battery runs only in the arena"
 	args=(--case-dir "$CASE_DIR")
 	[ "$MODE" = native ] && args+=(--native)
+	[ "$MODE" = nolandlock ] && args+=(--no-landlock)
 	[ "$VERBOSE" = 1 ] && args+=(-v)
 	exec "$arena" -- /bin/bash "$(cd "$(dirname "$0")" && pwd)/$(basename "$0")" "${args[@]}" "${ONLY[@]}"
 fi
@@ -60,7 +67,7 @@ fi
 rootfs=$(awk '$5 == "/" { for (i = 7; $i != "-"; i++) ; print $(i + 1) }' /proc/self/mountinfo)
 [ "$rootfs" = overlay ] || fail "ARENA=1 but / is '$rootfs', not the arena's overlay; refusing"
 
-if [ "$MODE" = txguard ]; then
+if [ "$MODE" != native ]; then
 	[ -x "$TXGUARD" ] || fail "TXGUARD=$TXGUARD is not executable"
 fi
 for h in esc-denied esc-allowd esc-tool esc-listen esc-direct; do
@@ -88,7 +95,25 @@ chmod 700 "$ROOT/home/.ssh"
 chmod 600 "$ROOT/home/.ssh/id_x"
 sed "s|@ROOT@|$ROOT|g" "$SRC_DIR/tests/escape/battery.yaml" >"$ROOT/battery.yaml"
 
-if [ "$MODE" = txguard ]; then
+# Drop a YAML file's `deny_read:` list (two-space key, deeper-indented items).
+strip_deny_read() {
+	awk '/^  deny_read:/ { skip = 1; next } skip && /^(    |      |\t)/ { next } { skip = 0; print }' "$1"
+}
+
+WRAP=()
+if [ "$MODE" = nolandlock ]; then
+	WRAP=("$CASE_DIR/esc-nolandlock")
+	mkdir "$ROOT/policy.d"
+	for f in "${TXGUARD_POLICY_DIR:-$SRC_DIR/policy.d}"/*.yaml; do
+		strip_deny_read "$f" >"$ROOT/policy.d/$(basename "$f")"
+	done
+	export TXGUARD_DEFAULT_POLICY_DIR=$ROOT/policy.d
+	# Its `paths:` holds only deny_read: drop the whole block.
+	awk '/^paths:/ { skip = 1; next } skip && /^[a-z]/ { skip = 0 } !skip' "$ROOT/battery.yaml" >"$ROOT/battery.nodeny"
+	mv "$ROOT/battery.nodeny" "$ROOT/battery.yaml"
+fi
+
+if [ "$MODE" != native ]; then
 	if ! HOME=$ROOT/home "$TXGUARD" policy check "$ROOT/battery.yaml" >"$ROOT/check.out" 2>&1; then
 		sed 's/^/    /' "$ROOT/check.out"
 		fail "txguard policy check rejects battery.yaml"
@@ -220,6 +245,11 @@ run_case() {
 	if [ ${#ONLY[@]} -gt 0 ] && ! printf '%s\n' "${ONLY[@]}" | grep -qx -- "$name"; then
 		return
 	fi
+	if [ "$MODE" = nolandlock ] && [ "$name" = secret ]; then
+		say "skip $name (deny_read needs Landlock: txguard refuses to run it without)"
+		NSKIP=$((NSKIP + 1))
+		return
+	fi
 	if [ "$needs_net" = 1 ] && [ "$NET" = 0 ]; then
 		say "skip $name (no isolated network namespace)"
 		NSKIP=$((NSKIP + 1))
@@ -233,7 +263,7 @@ run_case() {
 		(cd "$ROOT/ws" && timeout -k 5 300 "$@") >"$ROOT/case.out" 2>"$ROOT/case.err" </dev/null
 	else
 		# --log and --report: their files must not leak into the tree.
-		(cd "$ROOT/ws" && timeout -k 5 300 "$TXGUARD" -w "$ROOT/ws" --state-dir "$ROOT/state" \
+		(cd "$ROOT/ws" && timeout -k 5 300 "${WRAP[@]}" "$TXGUARD" -w "$ROOT/ws" --state-dir "$ROOT/state" \
 			--log "$ROOT/case.log" --log-level exec --report "$ROOT/case.report" \
 			-p "$ROOT/battery.yaml" -- "$@") >"$ROOT/case.out" 2>"$ROOT/case.err" </dev/null
 	fi
