@@ -103,6 +103,21 @@ static inline int esc_write_file(const char *path, const char *text, int flags)
 	return err;
 }
 
+/* The tracer's pid from /proc/self/status, 0 when not traced (native). */
+static inline pid_t esc_tracer_pid(void)
+{
+	char line[256];
+	pid_t tp = 0;
+	FILE *f = fopen("/proc/self/status", "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "TracerPid: %d", &tp) == 1)
+			break;
+	fclose(f);
+	return tp;
+}
+
 /* Final verdict for cases whose proof is the outside victim. */
 static inline int esc_verdict_victim(const char *victim)
 {

@@ -152,6 +152,9 @@ reset_case() {
 		printf 'ORIGINAL\n' >"$ROOT/$f"
 	done
 	printf 'WSORIG\n' >"$ROOT/ws/journaled.txt"
+	mkdir "$ROOT/ws/sub"
+	printf 'WSORIG-SUB\n' >"$ROOT/ws/sub/victim"
+	printf 'WSORIG-OTHER\n' >"$ROOT/ws/sub/other"
 	printf 'ref: refs/heads/main\n' >"$ROOT/ws/.git/HEAD"
 }
 
@@ -207,6 +210,7 @@ check_evidence() {
 	kill-tracer) check_kill_tracer ;;
 	tracer-fds) check_recovered "after a tracee took the tracer's files" ;;
 	journal-tamper) check_recovered "after a tracee went after the state directory" ;;
+	restore-symlink) check_sub_restored ;;
 	esac
 }
 
@@ -219,6 +223,17 @@ check_recovered() {
 	now=$(cat "$ROOT/ws/journaled.txt" 2>/dev/null)
 	if [ "$now" != WSORIG ]; then
 		REASONS+=("workspace not recovered $1 (journaled.txt: '${now:-missing}')")
+	fi
+}
+
+# sub/ must be a directory again, with its original files.
+check_sub_restored() {
+	[ "$MODE" = native ] && return
+	if [ -L "$ROOT/ws/sub" ] || [ ! -d "$ROOT/ws/sub" ]; then
+		REASONS+=("the rollback left ws/sub a symlink or missing")
+	elif [ "$(cat "$ROOT/ws/sub/victim" 2>/dev/null)" != WSORIG-SUB ] ||
+		[ "$(cat "$ROOT/ws/sub/other" 2>/dev/null)" != WSORIG-OTHER ]; then
+		REASONS+=("the rollback did not restore ws/sub/victim and ws/sub/other")
 	fi
 }
 
@@ -325,6 +340,7 @@ run_case proc-mem 0 "$C/esc-mem-race" proc-mem
 run_case tracer-fds 0 "$C/esc-tracer-fds"
 run_case leaked-fds 0 "$C/esc-leaked-fds"
 run_case journal-tamper 0 "$C/esc-journal-tamper"
+run_case restore-symlink 0 "$C/esc-restore-symlink"
 run_case seccomp-listener 0 "$C/esc-seccomp-listener"
 run_case symlink-swap 0 "$C/esc-symlink-swap"
 run_case dotdot 0 "$C/esc-dotdot"

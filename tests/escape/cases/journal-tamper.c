@@ -9,24 +9,10 @@
 #include <limits.h>
 #include "../esc.h"
 
-static pid_t tracer_pid(void)
-{
-	char line[256];
-	pid_t tp = 0;
-	FILE *f = fopen("/proc/self/status", "re");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "TracerPid: %d", &tp) == 1)
-			break;
-	fclose(f);
-	return tp;
-}
-
 /* What an attacker would find: the tracer's command line. */
 static void show_tracer_cmdline(void)
 {
-	pid_t tp = tracer_pid();
+	pid_t tp = esc_tracer_pid();
 	char path[64], buf[4096];
 	if (tp <= 0)
 		return;

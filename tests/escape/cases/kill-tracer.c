@@ -11,20 +11,6 @@
 #include <time.h>
 #include "../esc.h"
 
-static pid_t tracer_pid(void)
-{
-	char line[256];
-	pid_t tp = 0;
-	FILE *f = fopen("/proc/self/status", "re");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "TracerPid: %d", &tp) == 1)
-			break;
-	fclose(f);
-	return tp;
-}
-
 static void try_writes(const char *victim, const char *victim2)
 {
 	unlink(victim);
@@ -48,7 +34,7 @@ int main(void)
 		_exit(0);
 	}
 	esc_log("late child %d", late);
-	pid_t tp = tracer_pid();
+	pid_t tp = esc_tracer_pid();
 	esc_log("TracerPid %d", tp);
 	if (tp > 0 && kill(tp, SIGKILL) < 0)
 		esc_log("kill(tracer) failed: %s", strerror(errno));

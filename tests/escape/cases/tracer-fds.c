@@ -17,20 +17,6 @@
 #define __NR_pidfd_getfd 438
 #endif
 
-static pid_t tracer_pid(void)
-{
-	char line[256];
-	pid_t tp = 0;
-	FILE *f = fopen("/proc/self/status", "re");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "TracerPid: %d", &tp) == 1)
-			break;
-	fclose(f);
-	return tp;
-}
-
 /* Append garbage when the stolen fd is a regular file open for writing. */
 static void spoil(int fd, int theirs)
 {
@@ -47,7 +33,7 @@ int main(void)
 	esc_start("tracer-fds");
 	int err = esc_write_file(esc_ws("journaled.txt"), "CHANGED\n", O_TRUNC);
 	esc_log("workspace write -> %d", err);
-	pid_t tp = tracer_pid();
+	pid_t tp = esc_tracer_pid();
 	pid_t target = tp > 0 ? tp : getppid();
 	esc_log("target %d (%s)", target, tp > 0 ? "tracer" : "parent: no tracer");
 	int pfd = (int)syscall(__NR_pidfd_open, target, 0);
