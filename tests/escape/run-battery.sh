@@ -349,6 +349,8 @@ run_case rename-roundtrip 0 "$C/esc-rename-roundtrip"
 run_case reopen-rdonly 0 "$C/esc-reopen" rdonly
 run_case reopen-opath 0 "$C/esc-reopen" opath
 run_case path-meta 0 "$C/esc-path-meta"
+run_case unix-bind 0 "$C/esc-unix-bind"
+run_case tmpfile-link 0 "$C/esc-tmpfile-link"
 run_case handle-open 0 "$C/esc-handle-open"
 run_case chroot-games 0 "$C/esc-chroot-games"
 run_case dirfd-outside 0 "$C/esc-dirfd-outside"

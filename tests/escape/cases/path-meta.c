@@ -1,5 +1,6 @@
 /* path-meta: change an outside file by path without writing its content:
- * chmod, chown, lchown, utimensat, setxattr, truncate, and
+ * chmod, chown, lchown, utimensat, setxattr, truncate, chmod through the
+ * magic link /proc/self/fd/N of a read-only fd, mkfifo, and
  * openat2(O_WRONLY|O_TRUNC) and creat(), whose flags BPF cannot see
  * (openat2 keeps them in memory) or that imply them (creat). Landlock has
  * no right for mode, owner, times or xattrs: only the tracer holds those. */
@@ -29,6 +30,11 @@ int main(void)
 	try("utimensat", utimensat(AT_FDCWD, victim, ts, 0));
 	try("setxattr user.esc", setxattr(victim, "user.esc", "x", 1, 0));
 	try("truncate victim2", truncate(victim2, 0));
+	int rfd = open(victim, O_RDONLY);
+	char magic[64];
+	snprintf(magic, sizeof(magic), "/proc/self/fd/%d", rfd);
+	try("chmod /proc/self/fd/N 0700", chmod(magic, 0700));
+	try("mkfifo outside/fifo", mkfifo(esc_out("fifo"), 0644));
 	struct open_how how = { .flags = O_WRONLY | O_TRUNC };
 	long fd = syscall(__NR_openat2, AT_FDCWD, config, &how, sizeof(how));
 	try("openat2(O_TRUNC) gitdir/config", fd >= 0 ? 0 : -1);
@@ -38,7 +44,9 @@ int main(void)
 		return ESC_BREACH;
 	bool same = before.st_mode == after.st_mode && before.st_uid == after.st_uid &&
 	            before.st_gid == after.st_gid && before.st_mtim.tv_sec == after.st_mtim.tv_sec;
-	if (!same || !esc_intact(victim2) || !esc_intact(config) || access(esc_out("created"), F_OK) == 0)
+	struct stat st;
+	if (!same || !esc_intact(victim2) || !esc_intact(config) || lstat(esc_out("created"), &st) == 0 ||
+	    lstat(esc_out("fifo"), &st) == 0)
 		return ESC_BREACH;
 	return ESC_HELD;
 }
