@@ -35,11 +35,41 @@ assert_eq "no options after --" "" "$(complete_line txguard -- ls --ma)"
 mkdir "$TG_TMP/wsdir" && touch "$TG_TMP/wsfile"
 assert_eq "workspace completes directories" "$TG_TMP/wsdir" "$(complete_line txguard -w "$TG_TMP/ws")"
 
-# --- zsh: the file must at least parse -------------------------------------------
-if command -v zsh >/dev/null; then
+# --- zsh: type a line and a TAB into a real interactive zsh -------------------------
+# zsh_offers LINE WORD... : every WORD is offered; zsh_never LINE WORD... : none is.
+zsh_words() {
+	zsh -f "$TXGUARD_SOURCE_DIR/tests/audit/zsh_complete.zsh" "$COMP" "$1" >"$TG_TMP/zsh.out" 2>&1 ||
+		fail "zsh completion harness failed on '$1': $(cat "$TG_TMP/zsh.out")"
+}
+zsh_offers() {
+	local line=$1 w
+	shift
+	zsh_words "$line"
+	for w in "$@"; do
+		grep -qxF -- "$w" "$TG_TMP/zsh.out" || fail "zsh: '$line<TAB>' does not offer $w: $(tr '\n' ' ' <"$TG_TMP/zsh.out")"
+	done
+}
+zsh_never() {
+	local line=$1 w
+	shift
+	zsh_words "$line"
+	for w in "$@"; do
+		if grep -qxF -- "$w" "$TG_TMP/zsh.out"; then fail "zsh: '$line<TAB>' offers $w"; fi
+	done
+}
+if command -v zsh >/dev/null && zsh -fc 'zmodload zsh/zpty' 2>/dev/null; then
 	zsh -n "$COMP/_txguard" || fail "_txguard does not parse"
+	zsh_offers 'txguard --log-level ' all decisions exec
+	zsh_offers 'txguard --rollback-on ' failure signal never always
+	zsh_offers 'txguard policy ' check explain
+	zsh_offers 'txguard --max-' --max-file-size --max-procs
+	zsh_offers 'txguard doctor --' --json --help
+	zsh_never 'txguard doctor --' --timeout --force
+	zsh_offers 'txguard undo --fo' --force
+	zsh_offers 'txguard --timeout 5s -- ech' echo
+	zsh_never 'txguard -- ls --ma' --max-procs
 else
-	echo "note: zsh not installed, _txguard not parsed" >&2
+	echo "note: zsh (with zsh/zpty) not installed: zsh completion not exercised" >&2
 fi
 
 # --- both know exactly --help's long options ---------------------------------------
