@@ -361,6 +361,7 @@ run_case mount-games 0 "$C/esc-mount-games"
 run_case memfd-exec 0 "$C/esc-memfd-exec"
 run_case shebang 0 "$C/esc-shebang"
 run_case alias-exec 0 "$C/esc-alias-exec"
+run_case ldso-exec 0 "$C/esc-ldso-exec"
 run_case argv-race 0 "$C/esc-exec-race" argv
 run_case exec-path-race 0 "$C/esc-exec-race" path
 run_case tiocsti 0 "$C/esc-tiocsti"
