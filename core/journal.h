@@ -121,6 +121,9 @@ int tg_journal_commit(struct tg_journal *j, const size_t counts[5]);
 int tg_journal_set_state(struct tg_journal *j, const char *state);
 const char *tg_journal_state(const struct tg_journal *j);
 
+/* Remove transaction dirs that a crash left half-created (no info file, no
+ * records). Call under the workspace lock. */
+int tg_journal_sweep(const char *state_dir);
 /* Remove a transaction dir (after rollback, or pruning). */
 int tg_journal_remove_dir(const char *state_dir, const char *id);
 

@@ -410,3 +410,37 @@ int tg_history_undo(const char *state_dir, const char *id, bool force)
 	tg_journal_free(j);
 	return e;
 }
+
+int tg_journal_sweep(const char *state_dir)
+{
+	_cleanup_free_ char *txn = tg_asprintf("%s/txn", state_dir);
+	if (!txn)
+		return -ENOMEM;
+	DIR *d = opendir(txn);
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	int e = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		struct stat st;
+		if (de->d_name[0] == '.' || fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !S_ISDIR(st.st_mode))
+			continue;
+		_cleanup_free_ char *info = tg_asprintf("%s/info", de->d_name);
+		_cleanup_free_ char *log = tg_asprintf("%s/log", de->d_name);
+		if (!info || !log) {
+			e = -ENOMEM;
+			break;
+		}
+		if (fstatat(dirfd(d), info, &st, 0) == 0)
+			continue;
+		/* Records are only appended once info exists: no info, no records. */
+		if (fstatat(dirfd(d), log, &st, 0) == 0 && st.st_size > 0)
+			continue;
+		int q = tg_fs_remove_tree(dirfd(d), de->d_name);
+		if (q < 0 && !e)
+			e = q;
+	}
+	closedir(d);
+	return e;
+}

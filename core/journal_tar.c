@@ -384,8 +384,6 @@ int tg_jtar_extract(int tarfd, uint64_t off, int dstfd, uint64_t *size)
 	if (!r && (archive_read_support_format_tar(a) != ARCHIVE_OK ||
 	           archive_read_open(a, &f, NULL, read_cb, NULL) != ARCHIVE_OK ||
 	           archive_read_next_header(a, &e) < ARCHIVE_WARN)) {
-		if (getenv("TG_DEBUG"))
-			fprintf(stderr, "extract@%llu: %s\n", (unsigned long long)off, archive_error_string(a));
 		r = f.err ? f.err : -EBADMSG;
 	}
 	if (!r && ftruncate(dstfd, 0) < 0)

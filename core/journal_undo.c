@@ -6,9 +6,9 @@
  * destructive steps (removing what CREATED made, moving back what RENAMED
  * moved) act only on the object with the recorded identity, and the rest
  * are overwrites (content, metadata) that converge when replayed. A crash
- * mid-restore resumes from the last checkpoint (the progress file) and
- * replays forward from there: the same steps in the same order, so the same
- * end state. Directory timestamps are put back in a final pass, after every
+ * mid-restore resumes at the step in flight (the progress file, written
+ * after every step) and goes on: each step is idempotent against its own
+ * partial run. Directory timestamps are put back in a final pass, after every
  * namespace change inside them.
  */
 #include <fcntl.h>
@@ -48,7 +48,10 @@ struct undo {
 	struct deferred *d;
 	size_t nd, capd;
 	int tarfd;
+	int progfd;
 	int err;
+	bool in_flight;    /* replaying the very step an interrupted restore was in */
+	bool replay;       /* an interrupted restore ran before: the tree may be "earlier" */
 	bool unsafe;       /* the last step removed something of unknown identity */
 };
 
@@ -113,8 +116,7 @@ static void remap_add(struct undo *u, const struct tg_jmeta *old, int pfd, const
 	}
 	struct remap r = { old->dev, old->ino, st.st_dev, st.st_ino };
 	u->m[u->nm++] = r;
-	/* Made durable with the next checkpoint; steps after it are replayed
-	 * (and re-mapped) anyway. */
+	/* Made durable with the step's checkpoint (progress_write). */
 	if (persist && u->remapfd >= 0 && tg_write_all(u->remapfd, &r, sizeof(r)) < 0)
 		u->err = u->err ? u->err : -EIO;
 }
@@ -160,6 +162,8 @@ static void undo_clear(struct undo *u)
 	free(u->d);
 	if (u->tarfd >= 0)
 		close(u->tarfd);
+	if (u->progfd >= 0)
+		close(u->progfd);
 }
 
 static void fail(struct undo *u, int e)
@@ -345,8 +349,10 @@ static int undo_stashed(struct undo *u, const struct tg_jrec *r)
 	struct stat st, sst;
 	if (fstatat(u->j->stashfd, name, &sst, AT_SYMLINK_NOFOLLOW) < 0)
 		return -errno;
+	/* Taken by another object: a change txguard never saw; fail and keep
+	 * the journal (check_stash() refuses to drop an inode never put back). */
 	if (fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0)
-		return st.st_ino == sst.st_ino && st.st_dev == sst.st_dev ? 0 : -EEXIST;
+		return (st.st_ino == sst.st_ino && st.st_dev == sst.st_dev) || u->in_flight ? 0 : -EEXIST;
 	return linkat(u->j->stashfd, name, pfd, leaf, 0) < 0 ? -errno : 0;
 }
 
@@ -356,9 +362,16 @@ static int undo_rmdir(struct undo *u, const struct tg_jrec *r)
 	_cleanup_close_ int pfd = tg_fs_parent(u->j->wsfd, r->path, &leaf);
 	if (pfd < 0)
 		return pfd;
-	if (mkdirat(pfd, leaf, 0700) < 0 && errno != EEXIST)
+	if (mkdirat(pfd, leaf, 0700) == 0) {
+		remap_add(u, &r->meta, pfd, leaf, true);
+		u->unsafe = true; /* checkpoint now: the remap must be durable */
+	} else if (errno != EEXIST) {
 		return -errno;
-	remap_add(u, &r->meta, pfd, leaf, true);
+	} else if (u->in_flight) {
+		/* The interrupted restore died inside this very step, after its
+		 * mkdir: the dir is the one it made. */
+		remap_add(u, &r->meta, pfd, leaf, true);
+	}
 	return apply_meta(u, r->path, &r->meta, r->aux, r->aux_len);
 }
 
@@ -437,30 +450,33 @@ static uint64_t read_progress(struct tg_journal *j)
 {
 	char buf[32] = { 0 };
 	_cleanup_close_ int fd = openat(j->dirfd, "progress", O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || read(fd, buf, sizeof(buf) - 1) <= 0)
+	if (fd < 0 || read(fd, buf, sizeof(buf) - 1) < 21)
 		return UINT64_MAX;
 	return strtoull(buf, NULL, 10);
 }
 
-static int checkpoint(struct tg_journal *j, uint64_t done_from)
+/* The progress file holds the lowest seq already undone, as a fixed-width
+ * decimal so every update is one pwrite in place. It is written after every
+ * step (a killed process loses nothing of the page cache, so a resumed
+ * restore starts exactly at the step in flight) and made durable every
+ * TG_CHECKPOINT_EVERY steps and after steps that must not be replayed. */
+static int progress_open(struct undo *u)
 {
-	char buf[32];
-	int n = snprintf(buf, sizeof(buf), "%llu\n", (unsigned long long)done_from);
-	_cleanup_close_ int fd = openat(j->dirfd, "progress", O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -errno;
-	/* Same length or longer each time would not matter: one pwrite of a
-	 * decimal and a trailing newline, then its size. */
-	if (pwrite(fd, buf, (size_t)n, 0) != n || ftruncate(fd, n) < 0 || fdatasync(fd) < 0)
-		return -errno;
-	return 0;
+	u->progfd = openat(u->j->dirfd, "progress", O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	return u->progfd < 0 ? -errno : 0;
 }
 
-static int checkpoint_all(struct undo *u, uint64_t done_from)
+static int progress_write(struct undo *u, uint64_t done_from, bool sync)
 {
+	char buf[24];
+	snprintf(buf, sizeof(buf), "%020llu\n", (unsigned long long)done_from);
+	if (pwrite(u->progfd, buf, 21, 0) != 21)
+		return -EIO;
+	if (!sync)
+		return 0;
 	if (u->remapfd >= 0 && fdatasync(u->remapfd) < 0)
 		return -errno;
-	return checkpoint(u->j, done_from);
+	return fdatasync(u->progfd) < 0 ? -errno : 0;
 }
 
 static void final_pass(struct undo *u)
@@ -480,6 +496,34 @@ static void final_pass(struct undo *u)
 	}
 }
 
+static bool is_born(const struct undo *u, uint64_t dev, uint64_t ino)
+{
+	for (size_t i = 0; i < u->n; i++)
+		if (u->v[i].kind == TG_JREC_CREATED && u->v[i].meta.ino == ino && u->v[i].meta.dev == dev)
+			return true;
+	return false;
+}
+
+/* Every kept-alive inode that existed before the run must be back in the
+ * tree (a second link besides the stash's) before the journal may go: a
+ * restore that could not put one back keeps the journal. */
+static int check_stash(struct undo *u)
+{
+	for (size_t i = 0; i < u->n; i++) {
+		const struct tg_jrec *r = &u->v[i];
+		char name[32];
+		struct stat st;
+		if (r->kind != TG_JREC_STASHED)
+			continue;
+		stash_name(name, r->seq);
+		if (fstatat(u->j->stashfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || st.st_nlink > 1 ||
+		    is_born(u, r->meta.dev, r->meta.ino))
+			continue;
+		return -EEXIST;
+	}
+	return 0;
+}
+
 static void walk(struct undo *u, uint64_t done_from, void (*progress)(void *, size_t, size_t), void *ud)
 {
 	size_t since = 0;
@@ -491,11 +535,12 @@ static void walk(struct undo *u, uint64_t done_from, void (*progress)(void *, si
 		}
 		u->unsafe = false;
 		int e = undo_one(u, r);
+		u->in_flight = false;
 		fail(u, e);
-		if (u->unsafe || ++since >= TG_CHECKPOINT_EVERY) {
-			fail(u, checkpoint_all(u, r->seq));
+		bool sync = u->unsafe || ++since >= TG_CHECKPOINT_EVERY;
+		fail(u, progress_write(u, r->seq, sync));
+		if (sync)
 			since = 0;
-		}
 		if (progress)
 			progress(ud, u->n - i, u->n);
 	}
@@ -503,8 +548,9 @@ static void walk(struct undo *u, uint64_t done_from, void (*progress)(void *, si
 
 int tg_journal_rollback(struct tg_journal *j, void (*progress)(void *ud, size_t done, size_t total), void *ud)
 {
-	struct undo u = { .j = j, .tarfd = -1, .remapfd = -1 };
+	struct undo u = { .j = j, .tarfd = -1, .remapfd = -1, .progfd = -1 };
 	bool was_committed = j->info.ended_ns != 0;
+	u.replay = !strcmp(tg_journal_state(j), "rolling-back");
 	int e = tg_journal_set_state(j, "rolling-back");
 	if (!e)
 		e = tg_journal_foreach(j, load_cb, &u);
@@ -514,12 +560,17 @@ int tg_journal_rollback(struct tg_journal *j, void (*progress)(void *ud, size_t 
 	}
 	fold_born(&u);
 	remap_load(&u);
+	u.in_flight = u.replay;
+	e = progress_open(&u);
+	if (e < 0) {
+		undo_clear(&u);
+		return e;
+	}
 	walk(&u, read_progress(j), progress, ud);
 	final_pass(&u);
-	e = u.err;
+	e = u.err ? u.err : check_stash(&u);
 	undo_clear(&u);
 	if (e < 0)
 		return e;
-	e = checkpoint(j, 0);
-	return e ? e : tg_journal_set_state(j, was_committed ? "undone" : "rolled-back");
+	return tg_journal_set_state(j, was_committed ? "undone" : "rolled-back");
 }

@@ -209,7 +209,9 @@ static int recover_locked(const char *state_dir, int *recovered)
 {
 	struct tg_txinfo *v;
 	size_t n;
-	int e = tg_history_list(state_dir, &v, &n);
+	int e = tg_journal_sweep(state_dir);
+	if (!e)
+		e = tg_history_list(state_dir, &v, &n);
 	if (e < 0)
 		return e;
 	for (size_t i = 0; i < n && !e; i++) {

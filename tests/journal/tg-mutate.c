@@ -1,4 +1,6 @@
-/* tg-mutate SEED N DIR [--hook STATE_DIR [--end rollback|commit|none]] [--ops LIST]
+/* tg-mutate SEED N DIR [--hook STATE_DIR [--end rollback|commit|none]
+ *                      [--die-op K] [--die-undo K]]
+ * tg-mutate recover DIR STATE_DIR
  *
  * Performs N seeded random filesystem operations inside DIR: create, write,
  * append, overwrite in place, truncate, sparse writes, unlink, rename of
@@ -14,10 +16,14 @@
  * operation, as the tracer would, then ends it as --end says (default
  * rollback; "none" leaves it open, i.e. interrupted). Exit 0 on success,
  * 3 when tg_txn_before refused a call, 2 on usage/setup errors.
+ * --die-op K: SIGKILL itself right after journaling op K, before making the
+ * call; --die-undo K: SIGKILL itself after K records are restored (crash
+ * tests). `recover` runs tg_recover() and prints how many it restored.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +51,7 @@ static const char *dirs[] = { "d0", "d1", "dir with space", "d\xff\xfe", longnam
 static const char *files[] = { "f0", "f1", "f2", "file name", "new\nline", "\xc3\x28x", "f3.txt" };
 
 static struct tg_txn *txn;
+static long die_op = -1, die_undo = -1, op_index;
 static char root[PATH_MAX];
 
 /* A random relative path: 0-2 directory components, then a leaf. */
@@ -110,6 +117,8 @@ static void hook(enum tg_op_kind kind, const char *rel, const char *rel2, bool f
 	int e = op.path && (!rel2 || op.path2) ? tg_txn_before(txn, &op) : 0;
 	free(op.path);
 	free(op.path2);
+	if (op_index == die_op)
+		raise(SIGKILL); /* journaled, the call not yet made: the worst moment */
 	if (e < 0) {
 		fprintf(stderr, "tg-mutate: tg_txn_before(%s, %s): %s\n", tg_op_kind_name(kind), rel, strerror(-e));
 		exit(3);
@@ -246,6 +255,14 @@ static void one_op(void)
 	}
 }
 
+static void progress(void *ud, size_t done, size_t total)
+{
+	(void)ud;
+	(void)total;
+	if ((long)done == die_undo)
+		raise(SIGKILL);
+}
+
 static int usage(void)
 {
 	fprintf(stderr, "usage: tg-mutate SEED N DIR [--hook STATE_DIR [--end rollback|commit|none]]\n");
@@ -277,6 +294,10 @@ int main(int argc, char **argv)
 			state = argv[i + 1];
 		else if (!strcmp(argv[i], "--end"))
 			end = argv[i + 1];
+		else if (!strcmp(argv[i], "--die-op"))
+			die_op = strtol(argv[i + 1], NULL, 10);
+		else if (!strcmp(argv[i], "--die-undo"))
+			die_undo = strtol(argv[i + 1], NULL, 10);
 		else
 			return usage();
 	}
@@ -293,13 +314,13 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	for (long i = 0; i < n; i++)
+	for (op_index = 0; op_index < n; op_index++)
 		one_op();
 	if (!txn)
 		return 0;
 	int e = 0;
 	if (!strcmp(end, "rollback"))
-		e = tg_txn_rollback(txn, NULL, NULL);
+		e = tg_txn_rollback(txn, progress, NULL);
 	else if (!strcmp(end, "commit"))
 		e = tg_txn_commit(txn);
 	else
