@@ -6,9 +6,12 @@
  *   ESC_LADDR:ESC_PORT (127.13.13.13:9) a loopback address of the arena's
  *       own namespace where the runner's listener waits: a real witness.
  * MODE:
- *   tcp   connect() on a TCP socket, to both
- *   udp   sendto() with the address, sendmsg() with msg_name, and
- *         connect()+send() on a UDP socket, to both
+ *   tcp   connect() on a TCP socket, to both, also from an AF_INET6
+ *         socket to the IPv4-mapped form (::ffff:a.b.c.d), which the kernel
+ *         routes as IPv4
+ *   udp   sendto() with the address, sendmsg() with msg_name, sendmmsg(),
+ *         and connect()+send() on a UDP socket, to both; sendto() to the
+ *         IPv4-mapped form from an AF_INET6 socket
  *   unix  connect() to the listening unix socket ESC_SOCK at a denied path
  *         (a stand-in for /var/run/docker.sock), directly, by a relative
  *         name from its directory, through a workspace symlink to it and
@@ -37,6 +40,39 @@ static bool got_through(const char *what, const char *var, long r, int e)
 	esc_log("%s to %s -> %s%s", what, esc_env(var), r < 0 ? strerror(e) : "ok",
 	        refused ? " (refused)" : " (reached the network stack)");
 	return !refused;
+}
+
+static struct sockaddr_in6 mapped_target(const char *var)
+{
+	struct sockaddr_in6 s6 = { .sin6_family = AF_INET6, .sin6_port = htons((uint16_t)atoi(esc_env("ESC_PORT"))) };
+	char buf[64];
+	snprintf(buf, sizeof(buf), "::ffff:%s", esc_env(var));
+	inet_pton(AF_INET6, buf, &s6.sin6_addr);
+	return s6;
+}
+
+static bool try_tcp6(const char *var)
+{
+	struct sockaddr_in6 s6 = mapped_target(var);
+	int s = socket(AF_INET6, SOCK_STREAM, 0);
+	if (s < 0) {
+		esc_log("AF_INET6 socket: %s", strerror(errno));
+		return false;
+	}
+	int r = connect(s, (struct sockaddr *)&s6, sizeof(s6));
+	return got_through("tcp6 connect (v4-mapped)", var, r, errno);
+}
+
+static bool try_udp6(const char *var)
+{
+	struct sockaddr_in6 s6 = mapped_target(var);
+	int s = socket(AF_INET6, SOCK_DGRAM, 0);
+	if (s < 0) {
+		esc_log("AF_INET6 socket: %s", strerror(errno));
+		return false;
+	}
+	ssize_t r = sendto(s, "udp6-sendto", 11, 0, (struct sockaddr *)&s6, sizeof(s6));
+	return got_through("udp6 sendto (v4-mapped)", var, r, errno);
 }
 
 static bool try_tcp(const char *var)
@@ -124,9 +160,13 @@ int main(int argc, char **argv)
 	if (strcmp(mode, "tcp") == 0) {
 		breach = try_tcp("ESC_ADDR");
 		breach = try_tcp("ESC_LADDR") || breach;
+		breach = try_tcp6("ESC_ADDR") || breach;
+		breach = try_tcp6("ESC_LADDR") || breach;
 	} else if (strcmp(mode, "udp") == 0) {
 		breach = try_udp("ESC_ADDR");
 		breach = try_udp("ESC_LADDR") || breach;
+		breach = try_udp6("ESC_ADDR") || breach;
+		breach = try_udp6("ESC_LADDR") || breach;
 	} else if (strcmp(mode, "unix") == 0) {
 		breach = try_unix();
 	} else {
