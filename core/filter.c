@@ -128,6 +128,21 @@ static int build(const struct tg_filter_config *cfg, scmp_filter_ctx *out)
 	return 0;
 }
 
+int tg_filter_check(const struct tg_filter_config *cfg, const char **bad)
+{
+	_cleanup_seccomp_ scmp_filter_ctx ctx = NULL;
+	for (size_t i = 0; i < cfg->ndenied; i++) {
+		int err = cfg->deny_errno ? cfg->deny_errno[i] : EPERM;
+		if (seccomp_syscall_resolve_name(cfg->denied_syscalls[i]) == __NR_SCMP_ERROR || err <= 0 ||
+		    err > 4095) {
+			if (bad)
+				*bad = cfg->denied_syscalls[i];
+			return -EINVAL;
+		}
+	}
+	return build(cfg, &ctx);
+}
+
 int tg_filter_load(const struct tg_filter_config *cfg)
 {
 	_cleanup_seccomp_ scmp_filter_ctx ctx = NULL;

@@ -17,6 +17,11 @@
  * unknown syscall name in cfg->denied_syscalls, else libseccomp's error. */
 int tg_filter_load(const struct tg_filter_config *cfg);
 
+/* Build the filter without loading it, so a bad config is reported before
+ * anything forks. Returns 0 or -errno; on -EINVAL, *bad (when not NULL)
+ * names the unknown syscall or the one with an errno out of 1..4095. */
+int tg_filter_check(const struct tg_filter_config *cfg, const char **bad);
+
 /* Write the filter for cfg in libseccomp's pseudo-filter-code text (for
  * `txguard doctor --verbose` and tests). Returns 0 or -errno. */
 int tg_filter_export_pfc(const struct tg_filter_config *cfg, int fd);

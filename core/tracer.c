@@ -75,6 +75,7 @@ struct tracer {
 	int main_status;
 	int sfd;
 	uint64_t timeout_at, kill_at, grace_at; /* monotonic ns; 0 = unset */
+	bool grace_armed;
 	bool killing;            /* SIGKILL every task seen from now on */
 	bool forced;             /* forced_end decided (first reason wins) */
 	enum tg_run_end forced_end;
@@ -260,8 +261,6 @@ static void on_exit_ev(struct tracer *t, pid_t pid, int status)
 	if (pid == t->main_pid) {
 		t->main_exited = true;
 		t->main_status = status;
-		if (t->ntasks > 1)
-			t->grace_at = tg_now_ns() + t->opts->grace_ms * 1000000ull;
 	}
 	if (leader && t->hooks && t->hooks->on_exit)
 		t->hooks->on_exit(t->hooks->ud, pid, status);
@@ -638,6 +637,16 @@ static void wait_for_something(struct tracer *t)
 	run_timers(t);
 }
 
+/* Descendants alive after the main child exited (orphans, daemons, a task
+ * met only after that) get grace_ms, then SIGKILL. */
+static void arm_grace(struct tracer *t)
+{
+	if (t->main_exited && !t->grace_armed && t->ntasks > 0) {
+		t->grace_armed = true;
+		t->grace_at = tg_now_ns() + t->opts->grace_ms * 1000000ull;
+	}
+}
+
 static int wait_loop(struct tracer *t)
 {
 	for (;;) {
@@ -647,6 +656,7 @@ static int wait_loop(struct tracer *t)
 			handlers[classify(status)](t, pid, status);
 			if (t->fatal && !t->killing)
 				kill_tree(t);
+			arm_grace(t);
 			continue;
 		}
 		if (pid < 0 && errno == ECHILD)

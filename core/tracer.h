@@ -52,7 +52,7 @@ struct tg_tracer_opts {
 	char *const *argv;               /* the command; argv[0] looked up in PATH */
 	struct tg_filter_config filter;
 	uint64_t timeout_ms;             /* 0 = none */
-	uint64_t kill_after_ms;          /* after the timeout's SIGTERM; default 2000 */
+	uint64_t kill_after_ms;          /* after the timeout's SIGTERM (CLI default 2000; 0 = at once) */
 	uint64_t grace_ms;               /* descendants alive after the main child exits */
 	unsigned long max_procs;         /* 0 = unlimited: live tasks in the tree */
 	/* Called in the child after fork, before the filter: Landlock, env, etc.

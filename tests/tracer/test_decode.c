@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "decode.h"
+#include "filter.h"
 #include "syscalls.h"
 #include "util.h"
 
@@ -218,4 +219,23 @@ Test(decode, network)
 	cr_assert_eq(op.kind, TG_OP_SENDTO);
 	cr_assert_eq(op.addr.ss_family, AF_INET);
 	tg_op_clear(&op);
+}
+
+Test(filter, check_names_the_bad_syscall)
+{
+	const char *names[] = { "socket", "no_such_call" };
+	int errs[] = { EACCES, EPERM };
+	struct tg_filter_config cfg = { .denied_syscalls = names, .deny_errno = errs, .ndenied = 1 };
+	const char *bad = NULL;
+	cr_assert_eq(tg_filter_check(&cfg, &bad), 0);
+	cfg.ndenied = 2;
+	cr_assert_eq(tg_filter_check(&cfg, &bad), -EINVAL);
+	cr_assert_str_eq(bad, "no_such_call");
+	errs[1] = 0;
+	names[1] = "unlinkat"; /* also in the trap table: the denial wins, no conflict */
+	cr_assert_eq(tg_filter_check(&cfg, &bad), -EINVAL);
+	errs[1] = EROFS;
+	cr_assert_eq(tg_filter_check(&cfg, &bad), 0);
+	cfg.trap_network = true;
+	cr_assert_eq(tg_filter_check(&cfg, &bad), 0);
 }
