@@ -323,7 +323,31 @@ run_case() {
 	fi
 }
 
+# Not a program of its own: on a kernel without Landlock, a policy with
+# deny_read must refuse to run at all (exit 125), never run unprotected.
+check_landlock_fail_closed() {
+	[ "$MODE" = txguard ] || return
+	if [ ${#ONLY[@]} -gt 0 ] && ! printf '%s\n' "${ONLY[@]}" | grep -qx landlock-fail-closed; then
+		return
+	fi
+	local rc
+	reset_case
+	(cd "$ROOT" && "$CASE_DIR/esc-nolandlock" "$TXGUARD" -w "$ROOT" --state-dir "$ROOT/state" \
+		-p "$ROOT/battery.yaml" -- /bin/true) >"$ROOT/case.out" 2>"$ROOT/case.err" </dev/null
+	rc=$?
+	if [ "$rc" = 125 ] && grep -qi landlock "$ROOT/case.err"; then
+		say "held landlock-fail-closed (exit 125 without Landlock)"
+		NHELD=$((NHELD + 1))
+	else
+		say "BREACH landlock-fail-closed: a deny_read policy without Landlock did not fail closed (exit $rc)"
+		show_err
+		NBREACH=$((NBREACH + 1))
+		FAILED+=(landlock-fail-closed)
+	fi
+}
+
 C=$CASE_DIR
+check_landlock_fail_closed
 run_case direct 0 "$C/esc-direct"
 run_case x32 0 "$C/esc-x32"
 run_case int80 0 "$C/esc-int80"
