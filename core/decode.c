@@ -178,9 +178,32 @@ static bool want_follow(const struct tg_syscall *sc, const struct tg_op *op, uin
 	return false;
 }
 
+/* openat2(RESOLVE_BENEATH | RESOLVE_IN_ROOT) resolves under dirfd: "/" and
+ * ".." stop there. Resolve the path relative to dirfd; a result that leaves
+ * it is refused with EXDEV (BENEATH's own error) rather than guessed at, so
+ * the policy never judges a different file than the one opened. */
+static int resolve_beneath(pid_t pid, int dirfd, const char *s, bool follow, char **out)
+{
+	_cleanup_free_ char *base = NULL, *res = NULL;
+	int e = dirfd == AT_FDCWD ? tg_path_resolve(pid, AT_FDCWD, ".", true, false, &base)
+	                          : tg_path_of_fd(pid, dirfd, &base);
+	if (e < 0)
+		return e;
+	while (*s == '/')
+		s++;
+	e = tg_path_resolve(pid, dirfd, *s ? s : ".", follow, false, &res);
+	if (e < 0)
+		return e;
+	if (!tg_path_is_under(res, base))
+		return -EXDEV;
+	*out = steal_pointer(&res);
+	return 0;
+}
+
 /* Path argument `prole` relative to `drole`, as the kernel would see it. */
 static int decode_path(pid_t pid, const struct tg_syscall *sc, const struct raw *r, enum tg_arg_role prole,
-                       enum tg_arg_role drole, bool follow, bool at_flags_apply, char **out, char **raw_out)
+                       enum tg_arg_role drole, bool follow, bool at_flags_apply, uint64_t resolve,
+                       char **out, char **raw_out)
 {
 	int dirfd = as_fd(val(r, drole, (uint64_t)AT_FDCWD));
 	_cleanup_free_ char *s = NULL;
@@ -200,6 +223,8 @@ static int decode_path(pid_t pid, const struct tg_syscall *sc, const struct raw 
 			return tg_path_of_fd(pid, dirfd, out);
 		return -ENOENT;
 	}
+	if (resolve & (RESOLVE_BENEATH | RESOLVE_IN_ROOT))
+		return resolve_beneath(pid, dirfd, s, follow, out);
 	return tg_path_resolve(pid, dirfd, s, follow, false, out);
 }
 
@@ -328,10 +353,10 @@ static int decode_paths(pid_t pid, const struct tg_syscall *sc, const struct raw
 	}
 	if (has(r, TG_A_PATH)) {
 		op->follow = want_follow(sc, op, resolve);
-		e = decode_path(pid, sc, r, TG_A_PATH, TG_A_DIRFD, op->follow, at, &op->path, raw_path);
+		e = decode_path(pid, sc, r, TG_A_PATH, TG_A_DIRFD, op->follow, at, resolve, &op->path, raw_path);
 	}
 	if (e == 0 && has(r, TG_A_PATH2))
-		e = decode_path(pid, sc, r, TG_A_PATH2, TG_A_DIRFD2, false, false, &op->path2, NULL);
+		e = decode_path(pid, sc, r, TG_A_PATH2, TG_A_DIRFD2, false, false, 0, &op->path2, NULL);
 	return e;
 }
 

@@ -2,6 +2,7 @@
  * (process_vm_readv on oneself needs no ptrace). */
 #include <criterion/criterion.h>
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <limits.h>
 #include <netinet/in.h>
 #include <stdlib.h>
@@ -238,4 +239,26 @@ Test(filter, check_names_the_bad_syscall)
 	cr_assert_eq(tg_filter_check(&cfg, &bad), 0);
 	cfg.trap_network = true;
 	cr_assert_eq(tg_filter_check(&cfg, &bad), 0);
+}
+
+Test(decode, openat2_beneath_resolves_under_dirfd)
+{
+	struct tg_op op;
+	char dir[] = "/tmp/tg-decode-dir-XXXXXX";
+	cr_assert(mkdtemp(dir));
+	int dfd = open(dir, O_PATH | O_DIRECTORY);
+	cr_assert_geq(dfd, 0);
+	_cleanup_free_ char *want = tg_asprintf("%s/etc/x", dir);
+	struct open_how how = { .flags = O_WRONLY | O_CREAT, .mode = 0600, .resolve = RESOLVE_IN_ROOT };
+	cr_assert_eq(dec(SYS_openat2, (uint64_t)dfd, U("/etc/x"), U(&how), sizeof(how), 0, &op), 0);
+	cr_assert_str_eq(op.path, want, "IN_ROOT: '/' is dirfd, not the real root");
+	tg_op_clear(&op);
+	how.resolve = RESOLVE_BENEATH;
+	cr_assert_eq(dec(SYS_openat2, (uint64_t)dfd, U("../escape"), U(&how), sizeof(how), 0, &op), -EXDEV);
+	tg_op_clear(&op);
+	how.flags = O_RDONLY;
+	cr_assert_eq(dec(SYS_openat2, (uint64_t)dfd, U("x"), U(&how), sizeof(how), 0, &op), TG_DECODE_SKIP);
+	tg_op_clear(&op);
+	close(dfd);
+	rmdir(dir);
 }
