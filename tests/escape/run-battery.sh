@@ -62,8 +62,9 @@ if [ "${ARENA:-}" != 1 ]; then
 	[ "$VERBOSE" = 1 ] && args+=(-v)
 	exec "$arena" -- /bin/bash "$(cd "$(dirname "$0")" && pwd)/$(basename "$0")" "${args[@]}" "${ONLY[@]}"
 fi
-# Belt and braces: the arena's init is PID 1 of its own PID namespace and
-# its root is an overlay; refuse anything else.
+# Belt and braces: inside the arena "/" is its copy-on-write overlay; refuse
+# to run on anything else. (The cases only ever touch files under $ROOT, a
+# fresh directory of their own, but they are built to break things.)
 rootfs=$(awk '$5 == "/" { for (i = 7; $i != "-"; i++) ; print $(i + 1) }' /proc/self/mountinfo)
 [ "$rootfs" = overlay ] || fail "ARENA=1 but / is '$rootfs', not the arena's overlay; refusing"
 
