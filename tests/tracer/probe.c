@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/fs.h>
 #include <linux/openat2.h>
 #include <linux/sched.h>
 #include <linux/seccomp.h>
@@ -230,6 +231,14 @@ static long sys_clone3(void) { return syscall(SYS_clone3, NULL, 0); }
 static long sys_tiocsti(void) { char c = 'x'; return syscall(SYS_ioctl, 0, TIOCSTI, &c); }
 /* Upper bits set on the 32-bit ioctl cmd must not walk past the rule. */
 static long sys_tiocsti_hi(void) { char c = 'x'; return syscall(SYS_ioctl, 0, 0x100000000UL | TIOCSTI, &c); }
+static long sys_chattr(void)
+{
+	int flags = 0;
+	long fd = fd_of(0);
+	if (ioctl((int)fd, FS_IOC_GETFLAGS, &flags) < 0)
+		return -1;
+	return syscall(SYS_ioctl, fd, FS_IOC_SETFLAGS, &flags);
+}
 static long sys_clone_untraced(void)
 {
 	long r = syscall(SYS_clone, CLONE_UNTRACED | SIGCHLD, 0, NULL, NULL, 0);
@@ -278,7 +287,7 @@ static const struct {
 	{ "bpf", sys_bpf }, { "userfaultfd", sys_userfaultfd }, { "perf_event_open", sys_perf_event_open },
 	{ "kexec_load", sys_kexec_load }, { "init_module", sys_init_module }, { "swapon", sys_swapon },
 	{ "reboot", sys_reboot }, { "pivot_root", sys_pivot_root }, { "clone3", sys_clone3 },
-	{ "tiocsti", sys_tiocsti }, { "tiocsti-hi", sys_tiocsti_hi }, { "clone-untraced", sys_clone_untraced },
+	{ "chattr", sys_chattr }, { "tiocsti", sys_tiocsti }, { "tiocsti-hi", sys_tiocsti_hi }, { "clone-untraced", sys_clone_untraced },
 	{ "seccomp-listener", sys_seccomp_listener }, { "x32", sys_x32 }, { "int80", sys_int80 },
 	{ "getpid", sys_getpid },
 };

@@ -35,8 +35,12 @@ Test(decode, table_rows_are_consistent)
 	const struct tg_syscall *t = tg_syscalls(&n);
 	cr_assert_gt(n, 60);
 	for (size_t i = 0; i < n; i++) {
-		cr_assert_eq(tg_syscall_by_nr(t[i].nr), &t[i], "duplicate nr %ld", t[i].nr);
-		cr_assert_eq(tg_syscall_by_name(t[i].name), &t[i], "duplicate %s", t[i].name);
+		/* A syscall may have two rows (trap some ioctls, deny others): the
+		 * first one is the trapping row the decoder uses. */
+		const struct tg_syscall *first = tg_syscall_by_nr(t[i].nr);
+		cr_assert(first == &t[i] || (first->trap == TG_TRAP_IF && t[i].trap == TG_DENY_IF),
+		          "duplicate nr %ld", t[i].nr);
+		cr_assert_eq(tg_syscall_by_name(t[i].name), first, "duplicate %s", t[i].name);
 		if (t[i].trap == TG_DENY || t[i].trap == TG_DENY_IF)
 			cr_assert_gt(t[i].err, 0, "%s has no errno", t[i].name);
 		if (t[i].trap == TG_TRAP_IF || t[i].trap == TG_DENY_IF)

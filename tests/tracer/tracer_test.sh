@@ -330,6 +330,9 @@ t_trapped() {
 			log_has "^op $c kind=xattr "
 		done
 	fi
+	# chattr on a read-only fd (FS_IOC_SETFLAGS), where the filesystem has flags.
+	drv -- "$PROBE" chattr a >/dev/null
+	[ "$RC" != 0 ] || log_has "^op ioctl kind=syscall .* path=$W/a "
 	drv -- "$PROBE" readonly /etc/passwd >/dev/null
 	assert_eq "readonly exit" 0 "$RC"
 	# One stop only: the driver's execve of the probe.
