@@ -209,7 +209,9 @@ static int decode_path(pid_t pid, const struct tg_syscall *sc, const struct raw 
 	_cleanup_free_ char *s = NULL;
 	uint64_t ptr = r->v[prole];
 
-	if (ptr == 0 && sc->null_path_is_fd)
+	/* futimens(fd) is utimensat(fd, NULL, ...); with AT_FDCWD the kernel
+	 * says EFAULT, like any NULL path. */
+	if (ptr == 0 && sc->null_path_is_fd && dirfd != AT_FDCWD)
 		return tg_path_of_fd(pid, dirfd, out);
 	int e = tg_mem_read_string(pid, ptr, PATH_MAX, &s);
 	if (e < 0)

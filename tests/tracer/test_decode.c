@@ -198,6 +198,8 @@ Test(decode, bad_arguments_fail_like_the_kernel)
 	longp[sizeof(longp) - 1] = '\0';
 	cr_assert_eq(dec(SYS_unlink, 0, 0, 0, 0, 0, &op), -EFAULT);
 	tg_op_clear(&op);
+	cr_assert_eq(dec(SYS_utimensat, (uint64_t)AT_FDCWD, 0, 0, 0, 0, &op), -EFAULT);
+	tg_op_clear(&op);
 	cr_assert_eq(dec(SYS_unlink, U(""), 0, 0, 0, 0, &op), -ENOENT);
 	tg_op_clear(&op);
 	cr_assert_eq(dec(SYS_unlink, U(longp), 0, 0, 0, 0, &op), -ENAMETOOLONG);
