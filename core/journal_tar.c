@@ -23,6 +23,7 @@ struct tg_jtar {
 	char *out;
 	size_t outcap;
 	int err;                /* first -errno seen by the write callback */
+	bool broken;
 };
 
 static int flush_zstd(struct tg_jtar *t, ZSTD_inBuffer *in, ZSTD_EndDirective mode)
@@ -60,8 +61,11 @@ static la_ssize_t write_cb(struct archive *a, void *ud, const void *buf, size_t 
 
 static int new_archive(struct tg_jtar *t)
 {
-	if (t->a)
+	if (t->a) {
+		/* Free without close: close would write end blocks into the stream. */
+		archive_write_fail(t->a);
 		archive_write_free(t->a);
+	}
 	t->a = archive_write_new();
 	if (!t->a)
 		return -ENOMEM;
@@ -265,16 +269,20 @@ static int add_entry(struct tg_jtar *t, int srcfd, const char *name, const struc
 static int undo_frame(struct tg_jtar *t, uint64_t start, int err)
 {
 	t->err = 0;
+	int r = new_archive(t);
+	ZSTD_CCtx_reset(t->cctx, ZSTD_reset_session_only);
 	if (ftruncate(t->fd, (off_t)start) == 0)
 		t->end = start;
-	ZSTD_CCtx_reset(t->cctx, ZSTD_reset_session_only);
-	int r = new_archive(t);
+	else
+		t->broken = true; /* garbage after the last good frame: no more appends */
 	return r < 0 && err == 0 ? r : err;
 }
 
 int tg_jtar_add(struct tg_jtar *t, int srcfd, const char *name, const struct stat *st,
                 const char *xattrs, size_t xattrs_len, uint64_t *frame_off)
 {
+	if (t->broken || !t->a)
+		return -EIO;
 	uint64_t start = t->end;
 	int r = add_entry(t, srcfd, name, st, xattrs, xattrs_len);
 	if (!r) {

@@ -1,0 +1,550 @@
+/* Criterion unit tests of the journal: records, the zstd tar, each op kind's
+ * capture and restore through the txn API, locking, history. */
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "journal.h"
+#include "journal_tar.h"
+#include "txn.h"
+#include "util.h"
+
+static char ws[256], sd[256], outside[256];
+static struct tg_txn *t;
+
+static void setup(void)
+{
+	snprintf(ws, sizeof(ws), "/tmp/tg-jt-ws.XXXXXX");
+	snprintf(sd, sizeof(sd), "/tmp/tg-jt-sd.XXXXXX");
+	snprintf(outside, sizeof(outside), "/tmp/tg-jt-out.XXXXXX");
+	cr_assert(mkdtemp(ws) && mkdtemp(sd) && mkdtemp(outside));
+	t = NULL;
+}
+
+static void teardown(void)
+{
+	tg_txn_free(t);
+	char cmd[1024];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s' '%s' '%s'", ws, sd, outside);
+	(void)!system(cmd);
+}
+
+TestSuite(journal, .init = setup, .fini = teardown);
+
+static char *P(const char *rel)
+{
+	static char buf[8][8192];
+	static int i;
+	i = (i + 1) % 8;
+	snprintf(buf[i], sizeof(buf[i]), "%s/%s", ws, rel);
+	return buf[i];
+}
+
+static void put(const char *rel, const char *content)
+{
+	int fd = open(P(rel), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	cr_assert(fd >= 0, "open %s: %s", rel, strerror(errno));
+	cr_assert(write(fd, content, strlen(content)) == (ssize_t)strlen(content));
+	close(fd);
+}
+
+static char *get(const char *rel)
+{
+	char *s = NULL;
+	size_t n;
+	if (tg_read_file(P(rel), &s, &n, 1 << 20) < 0)
+		return NULL;
+	return s;
+}
+
+static void open_txn(void)
+{
+	struct tg_txn_opts o = { .workspace = ws, .state_dir = sd, .command = "unit", .lock = TG_LOCK_FAIL };
+	cr_assert_eq(tg_txn_open(&t, &o), 0);
+}
+
+static int before(enum tg_op_kind kind, const char *rel, const char *rel2, int flags)
+{
+	struct tg_op op = { .kind = kind, .flags = flags, .writes = true };
+	op.path = rel ? P(rel) : NULL;
+	op.path2 = rel2 ? P(rel2) : NULL;
+	return tg_txn_before(t, &op);
+}
+
+static void rollback(void)
+{
+	cr_assert_eq(tg_txn_rollback(t, NULL, NULL), 0);
+}
+
+/* ---- records ---- */
+
+Test(journal, record_roundtrip_and_torn_tail)
+{
+	struct tg_jrec r = { .kind = TG_JREC_RENAMED, .flags = TG_JREC_F_EXCHANGE, .seq = 7,
+	                     .path = "a\nb \xff", .path2 = "c", .aux = "x\0y", .aux_len = 3 };
+	r.meta.mode = 0100644;
+	r.meta.mtime.tv_sec = 12345;
+	r.meta.mtime.tv_nsec = 678;
+	char *buf;
+	size_t len;
+	cr_assert_eq(tg_jrec_encode(&r, &buf, &len), 0);
+	struct tg_jrec d;
+	cr_assert_eq(tg_jrec_decode(buf, len, &d), (ssize_t)len);
+	cr_assert_str_eq(d.path, "a\nb \xff");
+	cr_assert_str_eq(d.path2, "c");
+	cr_assert_eq(d.aux_len, 3);
+	cr_assert_eq(memcmp(d.aux, "x\0y", 3), 0);
+	cr_assert_eq(d.kind, TG_JREC_RENAMED);
+	cr_assert_eq(d.flags, TG_JREC_F_EXCHANGE);
+	cr_assert_eq(d.seq, 7);
+	cr_assert_eq(d.meta.mtime.tv_nsec, 678);
+	tg_jrec_clear(&d);
+	/* a torn record (short) and a flipped bit are both rejected */
+	cr_assert_eq(tg_jrec_decode(buf, len - 1, &d), -EBADMSG);
+	buf[len - 2] ^= 1;
+	cr_assert_eq(tg_jrec_decode(buf, len, &d), -EBADMSG);
+	cr_assert_eq(tg_jrec_decode(buf, 0, &d), 0);
+	free(buf);
+}
+
+/* ---- tar ---- */
+
+static int sparse_file(const char *path, off_t size)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	cr_assert(fd >= 0);
+	cr_assert_eq(ftruncate(fd, size), 0);
+	cr_assert_eq(pwrite(fd, "head", 4, 0), 4);
+	cr_assert_eq(pwrite(fd, "middle", 6, size / 2), 6);
+	return fd;
+}
+
+Test(journal, tar_entries_roundtrip_sparse_and_listable)
+{
+	_cleanup_close_ int dfd = open(sd, O_RDONLY | O_DIRECTORY);
+	struct tg_jtar *tar;
+	cr_assert_eq(tg_jtar_open(dfd, "t.tar.zst", &tar), 0);
+	char p1[512];
+	snprintf(p1, sizeof(p1), "%s/sparse", outside);
+	int fd = sparse_file(p1, 64 << 20);
+	struct stat st;
+	fstat(fd, &st);
+	uint64_t off1, off2;
+	cr_assert_eq(tg_jtar_add(tar, fd, "sparse file", &st, NULL, 0, &off1), 0);
+	close(fd);
+	put("plain", "plain content\n");
+	fd = open(P("plain"), O_RDONLY);
+	fstat(fd, &st);
+	cr_assert_eq(tg_jtar_add(tar, fd, "dir/plain", &st, NULL, 0, &off2), 0);
+	close(fd);
+	cr_assert_eq(tg_jtar_finish(tar), 0);
+	tg_jtar_free(tar);
+
+	_cleanup_close_ int tfd = openat(dfd, "t.tar.zst", O_RDONLY);
+	char out[512];
+	snprintf(out, sizeof(out), "%s/out", outside);
+	int ofd = open(out, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	uint64_t size;
+	cr_assert_eq(tg_jtar_extract(tfd, off1, ofd, &size), 0);
+	cr_assert_eq(size, 64u << 20);
+	fstat(ofd, &st);
+	cr_assert_eq(st.st_size, 64 << 20);
+	cr_assert_lt(st.st_blocks * 512, 1 << 20, "holes must stay holes (%lld blocks)", (long long)st.st_blocks);
+	char b[8] = { 0 };
+	cr_assert_eq(pread(ofd, b, 6, 32 << 20), 6);
+	cr_assert_str_eq(b, "middle");
+	cr_assert_eq(tg_jtar_extract(tfd, off2, ofd, &size), 0);
+	cr_assert_eq(size, 14);
+	close(ofd);
+	char cmd[1024];
+	snprintf(cmd, sizeof(cmd), "zstd -dc '%s/t.tar.zst' | tar -t > '%s/list'", sd, outside);
+	cr_assert_eq(system(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "%s/list", outside);
+	char *list;
+	size_t n;
+	cr_assert_eq(tg_read_file(cmd, &list, &n, 4096), 0);
+	cr_assert_str_eq(list, "sparse file\ndir/plain\n");
+	free(list);
+}
+
+/* ---- each op kind: capture, then restore ---- */
+
+Test(journal, write_truncate_restore_content_mode_times_xattr)
+{
+	put("f", "original");
+	cr_assert_eq(setxattr(P("f"), "user.tag", "v1", 2, 0), 0);
+	struct timespec ts[2] = { { 1000, 0 }, { 2000, 5 } };
+	utimensat(AT_FDCWD, P("f"), ts, 0);
+	open_txn();
+	cr_assert_eq(before(TG_OP_OPEN, "f", NULL, O_WRONLY | O_TRUNC), 0);
+	put("f", "clobbered and longer");
+	cr_assert_eq(before(TG_OP_CHMOD, "f", NULL, 0), 0);
+	chmod(P("f"), 0600);
+	cr_assert_eq(before(TG_OP_XATTR, "f", NULL, 0), 0);
+	setxattr(P("f"), "user.tag", "v2", 2, 0);
+	setxattr(P("f"), "user.new", "n", 1, 0);
+	cr_assert_eq(before(TG_OP_TRUNCATE, "f", NULL, 0), 0);
+	cr_assert_eq(truncate(P("f"), 3), 0);
+	rollback();
+	_cleanup_free_ char *s = get("f");
+	cr_assert_str_eq(s, "original");
+	struct stat st;
+	stat(P("f"), &st);
+	cr_assert_eq(st.st_mode & 07777, 0644);
+	cr_assert_eq(st.st_mtim.tv_sec, 2000);
+	cr_assert_eq(st.st_mtim.tv_nsec, 5);
+	char v[8] = { 0 };
+	cr_assert_eq(getxattr(P("f"), "user.tag", v, sizeof(v)), 2);
+	cr_assert_str_eq(v, "v1");
+	cr_assert_eq(getxattr(P("f"), "user.new", v, sizeof(v)), -1);
+}
+
+Test(journal, hard_link_group_survives_content_restore_and_unlink)
+{
+	put("a", "shared");
+	cr_assert_eq(link(P("a"), P("b")), 0);
+	struct stat st0;
+	stat(P("a"), &st0);
+	open_txn();
+	cr_assert_eq(before(TG_OP_OPEN, "b", NULL, O_RDWR | O_TRUNC), 0);
+	put("b", "changed via b");
+	cr_assert_eq(before(TG_OP_UNLINK, "a", NULL, 0), 0);
+	cr_assert_eq(unlink(P("a")), 0);
+	rollback();
+	struct stat sa, sb;
+	cr_assert_eq(stat(P("a"), &sa), 0);
+	cr_assert_eq(stat(P("b"), &sb), 0);
+	cr_assert_eq(sa.st_ino, st0.st_ino, "the original inode is back");
+	cr_assert_eq(sb.st_ino, st0.st_ino);
+	cr_assert_eq(sa.st_nlink, 2);
+	_cleanup_free_ char *s = get("a");
+	cr_assert_str_eq(s, "shared");
+}
+
+Test(journal, created_paths_are_removed_and_deleted_come_back)
+{
+	cr_assert_eq(mkdir(P("d"), 0750), 0);
+	put("d/keep", "k");
+	cr_assert_eq(symlink("keep", P("d/ln")), 0);
+	cr_assert_eq(mkfifo(P("d/fifo"), 0640), 0);
+	open_txn();
+	cr_assert_eq(before(TG_OP_MKDIR, "new", NULL, 0), 0);
+	mkdir(P("new"), 0755);
+	cr_assert_eq(before(TG_OP_OPEN, "new/file", NULL, O_WRONLY | O_CREAT), 0);
+	put("new/file", "x");
+	cr_assert_eq(before(TG_OP_SYMLINK, "new/sl", NULL, 0), 0);
+	cr_assert_eq(symlink("/etc/passwd", P("new/sl")), 0);
+	cr_assert_eq(before(TG_OP_MKNOD, "new/ff", NULL, 0), 0);
+	cr_assert_eq(mkfifo(P("new/ff"), 0600), 0);
+	cr_assert_eq(before(TG_OP_LINK, "d/keep", "hl", 0), 0);
+	cr_assert_eq(link(P("d/keep"), P("hl")), 0);
+	const char *gone[] = { "d/keep", "d/ln", "d/fifo" };
+	for (size_t i = 0; i < 3; i++) {
+		cr_assert_eq(before(TG_OP_UNLINK, gone[i], NULL, 0), 0);
+		cr_assert_eq(unlink(P(gone[i])), 0);
+	}
+	cr_assert_eq(before(TG_OP_RMDIR, "d", NULL, 0), 0);
+	cr_assert_eq(rmdir(P("d")), 0);
+	rollback();
+	struct stat st;
+	cr_assert_eq(lstat(P("new"), &st), -1);
+	cr_assert_eq(lstat(P("hl"), &st), -1);
+	cr_assert_eq(lstat(P("d"), &st), 0);
+	cr_assert_eq(st.st_mode & 07777, 0750);
+	cr_assert_eq(lstat(P("d/ln"), &st), 0);
+	cr_assert(S_ISLNK(st.st_mode));
+	cr_assert_eq(lstat(P("d/fifo"), &st), 0);
+	cr_assert(S_ISFIFO(st.st_mode));
+	cr_assert_eq(st.st_mode & 07777, 0640);
+	cr_assert_eq(lstat(P("d/keep"), &st), 0);
+	cr_assert_eq(st.st_nlink, 1);
+}
+
+Test(journal, directory_rename_over_empty_dir_with_modified_files)
+{
+	cr_assert_eq(mkdir(P("src"), 0755), 0);
+	cr_assert_eq(mkdir(P("dst"), 0700), 0);
+	put("src/f", "before");
+	open_txn();
+	cr_assert_eq(before(TG_OP_RENAME, "src", "dst", 0), 0);
+	cr_assert_eq(rename(P("src"), P("dst")), 0);
+	cr_assert_eq(before(TG_OP_OPEN, "dst/f", NULL, O_WRONLY | O_TRUNC), 0);
+	put("dst/f", "after");
+	cr_assert_eq(before(TG_OP_RENAME, "dst/f", "g", 0), 0);
+	cr_assert_eq(rename(P("dst/f"), P("g")), 0);
+	rollback();
+	_cleanup_free_ char *s = get("src/f");
+	cr_assert_str_eq(s, "before");
+	struct stat st;
+	cr_assert_eq(stat(P("dst"), &st), 0);
+	cr_assert_eq(st.st_mode & 07777, 0700);
+	cr_assert_eq(lstat(P("g"), &st), -1);
+}
+
+Test(journal, exchange_rename_is_swapped_back)
+{
+	put("x", "X");
+	put("y", "Y");
+	open_txn();
+	cr_assert_eq(before(TG_OP_RENAME, "x", "y", RENAME_EXCHANGE), 0);
+	cr_assert_eq(renameat2(AT_FDCWD, P("x"), AT_FDCWD, P("y"), RENAME_EXCHANGE), 0);
+	rollback();
+	_cleanup_free_ char *a = get("x"), *b = get("y");
+	cr_assert_str_eq(a, "X");
+	cr_assert_str_eq(b, "Y");
+}
+
+Test(journal, restore_never_follows_a_symlink_out_of_the_workspace)
+{
+	cr_assert_eq(mkdir(P("d"), 0755), 0);
+	put("d/f", "mine");
+	open_txn();
+	cr_assert_eq(before(TG_OP_OPEN, "d/f", NULL, O_WRONLY | O_TRUNC), 0);
+	put("d/f", "changed");
+	/* Something swaps the directory for a symlink to a place outside. */
+	char cmd[1024];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s/d' && ln -s '%s' '%s/d'", ws, outside, ws);
+	cr_assert_eq(system(cmd), 0);
+	char victim[512];
+	snprintf(victim, sizeof(victim), "%s/f", outside);
+	int fd = open(victim, O_WRONLY | O_CREAT, 0644);
+	cr_assert_eq(write(fd, "outside", 7), 7);
+	close(fd);
+	tg_txn_rollback(t, NULL, NULL);
+	char *s;
+	size_t n;
+	cr_assert_eq(tg_read_file(victim, &s, &n, 100), 0);
+	cr_assert_str_eq(s, "outside", "restore wrote through a symlink");
+	free(s);
+}
+
+Test(journal, long_paths_beyond_path_max)
+{
+	/* 20 levels of 250-byte names: ~5 KB, past PATH_MAX. */
+	char name[251];
+	memset(name, 'n', 250);
+	name[250] = '\0';
+	int dfd = open(ws, O_RDONLY | O_DIRECTORY);
+	char rel[8192] = "";
+	for (int i = 0; i < 20; i++) {
+		cr_assert_eq(mkdirat(dfd, name, 0755), 0);
+		int nfd = openat(dfd, name, O_RDONLY | O_DIRECTORY);
+		close(dfd);
+		dfd = nfd;
+		strcat(rel, name);
+		strcat(rel, "/");
+	}
+	int fd = openat(dfd, "deep", O_WRONLY | O_CREAT, 0644);
+	cr_assert_eq(write(fd, "deep", 4), 4);
+	close(fd);
+	strcat(rel, "deep");
+	cr_assert_gt(strlen(rel) + strlen(ws), 4096);
+	open_txn();
+	cr_assert_eq(before(TG_OP_OPEN, rel, NULL, O_WRONLY | O_TRUNC), 0);
+	fd = openat(dfd, "deep", O_WRONLY | O_TRUNC);
+	close(fd);
+	cr_assert_eq(before(TG_OP_UNLINK, rel, NULL, 0), 0);
+	cr_assert_eq(unlinkat(dfd, "deep", 0), 0);
+	rollback();
+	char b[8] = { 0 };
+	fd = openat(dfd, "deep", O_RDONLY);
+	cr_assert(fd >= 0);
+	cr_assert_eq(read(fd, b, 8), 4);
+	cr_assert_str_eq(b, "deep");
+	close(fd);
+	close(dfd);
+}
+
+Test(journal, capture_failure_fails_the_call_and_keeps_the_tar_valid)
+{
+	char big[4096];
+	srand(42);
+	int fd = open(P("big"), O_WRONLY | O_CREAT, 0644);
+	for (int i = 0; i < 256; i++) { /* 1 MiB that zstd cannot shrink */
+		for (size_t k = 0; k < sizeof(big); k++)
+			big[k] = (char)rand();
+		cr_assert_eq(write(fd, big, sizeof(big)), (ssize_t)sizeof(big));
+	}
+	close(fd);
+	put("small", "s");
+	open_txn();
+	/* Output limited to 1 KiB: the journal cannot hold the pre-image. */
+	signal(SIGXFSZ, SIG_IGN);
+	struct rlimit old, lim = { 1024, 1024 };
+	getrlimit(RLIMIT_FSIZE, &old);
+	lim.rlim_max = old.rlim_max;
+	setrlimit(RLIMIT_FSIZE, &lim);
+	int e = before(TG_OP_OPEN, "big", NULL, O_WRONLY | O_TRUNC);
+	setrlimit(RLIMIT_FSIZE, &old);
+	cr_assert_eq(e, -EFBIG, "got %d", e);
+	cr_assert_eq(before(TG_OP_OPEN, "small", NULL, O_WRONLY | O_TRUNC), 0);
+	put("small", "changed");
+	rollback();
+	_cleanup_free_ char *s = get("small");
+	cr_assert_str_eq(s, "s");
+}
+
+Test(journal, second_transaction_is_busy_and_state_is_private)
+{
+	open_txn();
+	struct tg_txn *t2 = NULL;
+	struct tg_txn_opts o = { .workspace = ws, .state_dir = sd, .lock = TG_LOCK_FAIL };
+	cr_assert_eq(tg_txn_open(&t2, &o), -EBUSY);
+	char p[512];
+	snprintf(p, sizeof(p), "%s/txn/x", sd);
+	cr_assert(tg_txn_is_private(t, p));
+	cr_assert(!tg_txn_is_private(t, P("f")));
+	struct tg_op op = { .kind = TG_OP_UNLINK, .path = p };
+	cr_assert_eq(tg_txn_before(t, &op), -EPERM);
+}
+
+Test(journal, default_state_dir_same_fs_else_dot_txguard)
+{
+	char *d = NULL;
+	setenv("XDG_STATE_HOME", outside, 1);
+	unsetenv("TXGUARD_STATE_DIR");
+	cr_assert_eq(tg_txn_default_state_dir(ws, &d), 0);
+	cr_assert_eq(strncmp(d, outside, strlen(outside)), 0, "%s", d);
+	free(d);
+	setenv("XDG_STATE_HOME", "/proc/txguard-test", 1); /* another filesystem */
+	cr_assert_eq(tg_txn_default_state_dir(ws, &d), 0);
+	char want[512];
+	snprintf(want, sizeof(want), "%s/.txguard", ws);
+	cr_assert_str_eq(d, want);
+	free(d);
+	/* inside the workspace: ignored by git, and private */
+	struct tg_txn_opts o = { .workspace = ws, .lock = TG_LOCK_FAIL };
+	cr_assert_eq(tg_txn_open(&t, &o), 0);
+	_cleanup_free_ char *gi = get(".txguard/.gitignore");
+	cr_assert_str_eq(gi, "*\n");
+	cr_assert(tg_txn_is_private(t, want));
+	rollback();
+	struct stat st;
+	cr_assert_eq(stat(want, &st), 0, "the fallback dir stays");
+	unsetenv("XDG_STATE_HOME");
+}
+
+Test(journal, interrupted_transaction_is_recovered_by_next_open)
+{
+	put("f", "v1");
+	open_txn();
+	cr_assert_eq(before(TG_OP_OPEN, "f", NULL, O_WRONLY | O_TRUNC), 0);
+	put("f", "v2");
+	cr_assert_eq(before(TG_OP_OPEN, "g", NULL, O_WRONLY | O_CREAT), 0);
+	put("g", "new");
+	tg_txn_free(t); /* neither committed nor rolled back: interrupted */
+	t = NULL;
+	int n = -1;
+	cr_assert_eq(tg_recover(ws, sd, &n), 0);
+	cr_assert_eq(n, 1);
+	_cleanup_free_ char *s = get("f");
+	cr_assert_str_eq(s, "v1");
+	struct stat st;
+	cr_assert_eq(stat(P("g"), &st), -1);
+}
+
+static int count_records(void *ud, const struct tg_jrec *r)
+{
+	(void)r;
+	(*(int *)ud)++;
+	return 0;
+}
+
+Test(journal, changes_commit_history_and_undo)
+{
+	put("mod", "m");
+	put("del", "d");
+	put("ren", "r");
+	put("meta", "x");
+	open_txn();
+	cr_assert_eq(before(TG_OP_OPEN, "new", NULL, O_WRONLY | O_CREAT), 0);
+	put("new", "n");
+	cr_assert_eq(before(TG_OP_OPEN, "mod", NULL, O_WRONLY | O_TRUNC), 0);
+	put("mod", "m2");
+	cr_assert_eq(before(TG_OP_UNLINK, "del", NULL, 0), 0);
+	unlink(P("del"));
+	cr_assert_eq(before(TG_OP_RENAME, "ren", "ren2", 0), 0);
+	rename(P("ren"), P("ren2"));
+	cr_assert_eq(before(TG_OP_CHMOD, "meta", NULL, 0), 0);
+	chmod(P("meta"), 0600);
+	struct tg_changes c;
+	cr_assert_eq(tg_txn_changes(t, &c), 0);
+	cr_assert_eq(c.count[TG_CHANGE_CREATED], 1);
+	cr_assert_eq(c.count[TG_CHANGE_MODIFIED], 1);
+	cr_assert_eq(c.count[TG_CHANGE_DELETED], 1);
+	cr_assert_eq(c.count[TG_CHANGE_RENAMED], 1);
+	cr_assert_eq(c.count[TG_CHANGE_METADATA], 1);
+	for (size_t i = 0; i < c.n; i++)
+		if (c.v[i].kind == TG_CHANGE_RENAMED) {
+			cr_assert_str_eq(c.v[i].path, "ren2");
+			cr_assert_str_eq(c.v[i].from, "ren");
+		}
+	cr_assert_eq(c.bytes_saved, 1);
+	tg_changes_clear(&c);
+	_cleanup_free_ char *id = tg_strdup(tg_txn_id(t));
+	cr_assert_eq(tg_txn_commit(t), 0);
+	tg_txn_free(t);
+	t = NULL;
+	_cleanup_free_ char *s = get("mod");
+	cr_assert_str_eq(s, "m2");
+
+	struct tg_txinfo *v;
+	size_t n;
+	cr_assert_eq(tg_history_list(sd, &v, &n), 0);
+	cr_assert_eq(n, 1);
+	cr_assert_str_eq(v[0].id, id);
+	cr_assert_str_eq(v[0].state, "committed");
+	cr_assert_str_eq(v[0].command, "unit");
+	cr_assert_eq(v[0].counts[TG_CHANGE_CREATED], 1);
+	tg_txinfo_free_all(v, n);
+	int nrec = 0;
+	cr_assert_eq(tg_history_records(sd, id, count_records, &nrec), 0);
+	cr_assert_gt(nrec, 5);
+
+	/* A hand edit since: undo refuses, names it, and --force overrides. */
+	put("new", "edited by hand");
+	bool changed = false;
+	cr_assert_eq(tg_history_changed_since(sd, id, "new", &changed), 0);
+	cr_assert(changed);
+	cr_assert_eq(tg_history_changed_since(sd, id, "mod", &changed), 0);
+	cr_assert(!changed);
+	cr_assert_eq(tg_history_undo(sd, id, false), -ESTALE);
+	cr_assert_eq(tg_history_undo(sd, id, true), 0);
+	_cleanup_free_ char *m = get("mod"), *d = get("del"), *r = get("ren");
+	cr_assert_str_eq(m, "m");
+	cr_assert_str_eq(d, "d");
+	cr_assert_str_eq(r, "r");
+	struct stat st;
+	cr_assert_eq(stat(P("new"), &st), -1);
+	struct tg_txinfo i;
+	cr_assert_eq(tg_history_info(sd, id, &i), 0);
+	cr_assert_str_eq(i.state, "undone");
+	tg_txinfo_clear(&i);
+}
+
+Test(journal, history_is_bounded_by_count)
+{
+	struct tg_txn_opts o = { .workspace = ws, .state_dir = sd, .lock = TG_LOCK_FAIL, .history_max_runs = 3 };
+	for (int k = 0; k < 5; k++) {
+		cr_assert_eq(tg_txn_open(&t, &o), 0);
+		char name[16];
+		snprintf(name, sizeof(name), "f%d", k);
+		cr_assert_eq(before(TG_OP_OPEN, name, NULL, O_WRONLY | O_CREAT), 0);
+		put(name, "x");
+		cr_assert_eq(tg_txn_commit(t), 0);
+		tg_txn_free(t);
+		t = NULL;
+	}
+	struct tg_txinfo *v;
+	size_t n;
+	cr_assert_eq(tg_history_list(sd, &v, &n), 0);
+	cr_assert_eq(n, 3, "kept %zu", n);
+	tg_txinfo_free_all(v, n);
+}
