@@ -254,9 +254,35 @@ check_kill_tracer() {
 	fi
 }
 
-# run_case NAME NEEDS_NET PROGRAM [ARGS...]
+# run_once NAME PROGRAM [ARGS...]: one run on a fresh tree; sets RC and
+# REASONS (empty: held). Returns 1 when the case never started.
+run_once() {
+	local name=$1 nlog=0
+	shift
+	reset_case
+	BEFORE=$(fingerprint "$ROOT/out")
+	[ "$NET" = 1 ] && nlog=$(wc -l <"$ROOT/listen.log")
+	if [ "$MODE" = native ]; then
+		(cd "$ROOT/ws" && timeout -k 5 300 "$@") >"$ROOT/case.out" 2>"$ROOT/case.err" </dev/null
+	else
+		# --log and --report: their files must not leak into the tree.
+		(cd "$ROOT/ws" && timeout -k 5 300 "${WRAP[@]}" "$TXGUARD" -w "$ROOT/ws" --state-dir "$ROOT/state" \
+			--log "$ROOT/case.log" --log-level exec --report "$ROOT/case.report" \
+			-p "$ROOT/battery.yaml" -- "$@") >"$ROOT/case.out" 2>"$ROOT/case.err" </dev/null
+	fi
+	RC=$?
+	REASONS=()
+	grep -q "^esc: start" "$ROOT/case.err" || return 1
+	[ "$RC" = 0 ] && REASONS+=("the case exited 0 (its attack worked)")
+	check_evidence "$name" "$BEFORE" "$nlog"
+	return 0
+}
+
+# [REPEAT=N] run_case NAME NEEDS_NET PROGRAM [ARGS...]
+# REPEAT: for races where the first lost race ends the run (txguard kills
+# the tree on an exec mismatch), run up to N times, stopping at a breach.
 run_case() {
-	local name=$1 needs_net=$2
+	local name=$1 needs_net=$2 reps=${REPEAT:-1} i
 	shift 2
 	if [ ${#ONLY[@]} -gt 0 ] && ! printf '%s\n' "${ONLY[@]}" | grep -qx -- "$name"; then
 		return
@@ -271,31 +297,19 @@ run_case() {
 		NSKIP=$((NSKIP + 1))
 		return
 	fi
-	reset_case
-	BEFORE=$(fingerprint "$ROOT/out")
-	local nlog=0 rc
-	[ "$NET" = 1 ] && nlog=$(wc -l <"$ROOT/listen.log")
-	if [ "$MODE" = native ]; then
-		(cd "$ROOT/ws" && timeout -k 5 300 "$@") >"$ROOT/case.out" 2>"$ROOT/case.err" </dev/null
-	else
-		# --log and --report: their files must not leak into the tree.
-		(cd "$ROOT/ws" && timeout -k 5 300 "${WRAP[@]}" "$TXGUARD" -w "$ROOT/ws" --state-dir "$ROOT/state" \
-			--log "$ROOT/case.log" --log-level exec --report "$ROOT/case.report" \
-			-p "$ROOT/battery.yaml" -- "$@") >"$ROOT/case.out" 2>"$ROOT/case.err" </dev/null
-	fi
-	rc=$?
-	REASONS=()
-	if ! grep -q "^esc: start" "$ROOT/case.err"; then
-		say "ERROR $name: the case never started (exit $rc)"
-		show_err
-		NERR=$((NERR + 1))
-		FAILED+=("$name")
-		return
-	fi
-	[ "$rc" = 0 ] && REASONS+=("the case exited 0 (its attack worked)")
-	check_evidence "$name" "$BEFORE" "$nlog"
-	local why
+	for ((i = 1; i <= reps; i++)); do
+		if ! run_once "$name" "$@"; then
+			say "ERROR $name: the case never started (exit $RC)"
+			show_err
+			NERR=$((NERR + 1))
+			FAILED+=("$name")
+			return
+		fi
+		[ ${#REASONS[@]} -gt 0 ] && break
+	done
+	local why runs=""
 	why=$(IFS=';'; echo "${REASONS[*]:-}")
+	[ "$reps" -gt 1 ] && runs=", $((i > reps ? reps : i)) of $reps runs"
 	if [ "$MODE" = native ]; then
 		if [ ${#REASONS[@]} -gt 0 ]; then
 			say "breach-native $name"
@@ -304,7 +318,7 @@ run_case() {
 			say "n/a $name ($(sed -n 's/^esc: n\/a: //p' "$ROOT/case.err" | head -1))"
 			NNA=$((NNA + 1))
 		else
-			say "NO-BREACH $name: the attack does not work even without txguard (exit $rc)"
+			say "NO-BREACH $name: the attack does not work even without txguard (exit $RC$runs)"
 			show_err
 			NHELD=$((NHELD + 1))
 			FAILED+=("$name")
@@ -313,12 +327,12 @@ run_case() {
 		return
 	fi
 	if [ ${#REASONS[@]} -gt 0 ]; then
-		say "BREACH $name: $why (exit $rc)"
+		say "BREACH $name: $why (exit $RC$runs)"
 		show_err
 		NBREACH=$((NBREACH + 1))
 		FAILED+=("$name")
 	else
-		say "held $name (exit $rc)"
+		say "held $name (exit $RC$runs)"
 		NHELD=$((NHELD + 1))
 		[ "$VERBOSE" = 1 ] && show_err
 	fi
@@ -387,8 +401,10 @@ run_case memfd-exec 0 "$C/esc-memfd-exec"
 run_case shebang 0 "$C/esc-shebang"
 run_case alias-exec 0 "$C/esc-alias-exec"
 run_case ldso-exec 0 "$C/esc-ldso-exec"
-run_case argv-race 0 "$C/esc-exec-race" argv
-run_case exec-path-race 0 "$C/esc-exec-race" path
+REPEAT=${ESC_RACE_RUNS:-30} run_case argv-race 0 "$C/esc-exec-race" argv
+REPEAT=${ESC_RACE_RUNS:-30} run_case exec-path-race 0 "$C/esc-exec-race" path
+# One lost race in ~20-50 runs here: give it room.
+REPEAT=${ESC_RACE_RUNS:-100} run_case exec-interp-race 0 "$C/esc-exec-race" interp
 run_case tiocsti 0 "$C/esc-tiocsti"
 run_case net-tcp 1 "$C/esc-net" tcp
 run_case net-udp 1 "$C/esc-net" udp
