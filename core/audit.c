@@ -530,7 +530,7 @@ int tg_log_summary(struct tg_log *log, const struct tg_report *r)
 		return 0;
 	event_begin(log, "summary");
 	tg_json_kv_str(log->j, "outcome", tg_outcome_name(r->outcome));
-	tg_json_kv_str(log->j, "end", r->ran ? tg_run_end_name(r->run.end) : NULL);
+	tg_json_kv_str(log->j, "end_reason", r->ran ? tg_run_end_name(r->run.end) : NULL);
 	json_exit(log->j, r);
 	json_duration(log->j, report_duration_ns(r));
 	tg_json_kv_uint(log->j, "processes", r->ran ? r->run.nprocs : 0);

@@ -163,7 +163,7 @@ assert_eq "timeout: created t1 reported" "['t1']" "$(field "$OUT/timeout.json" '
 [ ! -e "$WS/t1" ] || fail "timeout: t1 survived the rollback"
 [ "$took_ms" -lt 5000 ] || fail "timeout: took ${took_ms}ms"
 if pgrep -f "sleep $mark" >/dev/null; then fail "timeout: a sleep of the tree is still alive"; fi
-grep -q '"event":"summary".*"end":"timeout"' "$OUT/timeout.jsonl" || fail "timeout: log summary"
+grep -q '"event":"summary".*"end_reason":"timeout"' "$OUT/timeout.jsonl" || fail "timeout: log summary"
 grep -q '(timeout)$' "$OUT/timeout.err" || fail "timeout: summary line: $(cat "$OUT/timeout.err")"
 
 # Every report and log above, against the schemas (one run each: loading
