@@ -295,3 +295,31 @@ Test(json, python_roundtrip)
 	unlink(path);
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "json_roundtrip.py failed (status %d)", st);
 }
+
+/* A value bigger than the writer's spill threshold goes out in pieces and
+ * still reads back whole and well-formed. */
+Test(json, large_value_spills_to_fd)
+{
+	FILE *f = tmpfile();
+	cr_assert_not_null(f);
+	int fd = fileno(f);
+	struct tg_json *w = tg_json_new_fd(fd);
+	char item[64];
+	memset(item, 'x', sizeof(item) - 1);
+	item[sizeof(item) - 1] = '\0';
+	const size_t n = 40000;   /* 40000 * 66 bytes > 2 MiB */
+	tg_json_begin_array(w);
+	for (size_t i = 0; i < n; i++)
+		tg_json_string(w, item);
+	tg_json_end_array(w);
+	cr_assert_eq(tg_json_newline(w), 0);
+	tg_json_free(w);
+	off_t size = lseek(fd, 0, SEEK_END);
+	cr_assert_eq((size_t)size, 2 + n * 65 + (n - 1) + 1);
+	char head[4] = { 0 }, tail[4] = { 0 };
+	cr_assert_eq(pread(fd, head, 2, 0), 2);
+	cr_assert_eq(pread(fd, tail, 3, size - 3), 3);
+	cr_assert_str_eq(head, "[\"");
+	cr_assert_str_eq(tail, "\"]\n");
+	fclose(f);
+}
