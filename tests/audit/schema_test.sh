@@ -5,7 +5,9 @@
 . "$(dirname "$0")/../lib/common.sh"
 SAMPLE=${1:?usage: schema_test.sh AUDIT_SAMPLE}
 PY=/usr/bin/python3
-[ -x "$PY" ] || PY=python3
+"$PY" -c 'import jsonschema' 2>/dev/null || PY=python3
+"$PY" -c 'import jsonschema' 2>/dev/null ||
+	skip "python3 module jsonschema missing (apt-get install python3-jsonschema)"
 tg_tmpdir
 
 "$PY" "$TXGUARD_SOURCE_DIR/tests/audit/validate.py" selftest || exit $?
