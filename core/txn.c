@@ -160,27 +160,40 @@ int tg_txn_default_state_dir(const char *workspace, char **out)
 	if (base && dev_of_ancestor(base, &dev) == 0 && dev == ws.st_dev) {
 		*out = tg_asprintf("%s/%s", base, name);
 	} else {
-		*out = tg_asprintf("%s/.txguard", strcmp(workspace, "/") ? workspace : "");
+		/* The journal one level down: .txguard/.gitignore stays readable
+		 * to the command (git inside the run must not see .txguard
+		 * either) while the state itself is private. */
+		*out = tg_asprintf("%s/.txguard/state", strcmp(workspace, "/") ? workspace : "");
 	}
 	return *out ? 0 : -ENOMEM;
 }
 
-/* A state dir inside the workspace hides from git with a `*` .gitignore. */
+static int write_gitignore(const char *dir)
+{
+	_cleanup_free_ char *gi = tg_asprintf("%s/.gitignore", dir);
+	if (!gi)
+		return -ENOMEM;
+	int fd = open(gi, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return errno == EEXIST ? 0 : -errno;
+	int e = tg_write_all(fd, "*\n", 2);
+	if (!e && fsync(fd) < 0)
+		e = -errno;
+	close(fd);
+	return e;
+}
+
+/* A state dir inside the workspace hides from git with a `*` .gitignore,
+ * in it and, for the .txguard/state fallback, in .txguard. */
 static int prepare_state_dir(const char *workspace, const char *state_dir)
 {
 	int e = tg_fs_mkdir_p(state_dir);
 	if (e < 0 || !tg_path_is_under(state_dir, workspace))
 		return e;
-	_cleanup_free_ char *gi = tg_asprintf("%s/.gitignore", state_dir);
-	if (!gi)
-		return -ENOMEM;
-	int fd = open(gi, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0)
-		return errno == EEXIST ? 0 : -errno;
-	e = tg_write_all(fd, "*\n", 2);
-	if (!e && fsync(fd) < 0)
-		e = -errno;
-	close(fd);
+	e = write_gitignore(state_dir);
+	_cleanup_free_ char *parent = tg_strndup(state_dir, (size_t)(strrchr(state_dir, '/') - state_dir));
+	if (!e && parent && strcmp(parent, workspace) != 0 && tg_path_is_under(parent, workspace))
+		e = write_gitignore(parent);
 	return e;
 }
 

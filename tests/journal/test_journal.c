@@ -416,7 +416,7 @@ Test(journal, default_state_dir_same_fs_else_dot_txguard)
 	setenv("XDG_STATE_HOME", "/proc/txguard-test", 1); /* another filesystem */
 	cr_assert_eq(tg_txn_default_state_dir(ws, &d), 0);
 	char want[512];
-	snprintf(want, sizeof(want), "%s/.txguard", ws);
+	snprintf(want, sizeof(want), "%s/.txguard/state", ws);
 	cr_assert_str_eq(d, want);
 	free(d);
 	/* inside the workspace: ignored by git, and private */
@@ -424,6 +424,8 @@ Test(journal, default_state_dir_same_fs_else_dot_txguard)
 	cr_assert_eq(tg_txn_open(&t, &o), 0);
 	_cleanup_free_ char *gi = get(".txguard/.gitignore");
 	cr_assert_str_eq(gi, "*\n");
+	_cleanup_free_ char *gi2 = get(".txguard/state/.gitignore");
+	cr_assert_str_eq(gi2, "*\n");
 	cr_assert(tg_txn_is_private(t, want));
 	rollback();
 	struct stat st;
