@@ -305,7 +305,7 @@ static char *new_id(void)
 }
 
 int tg_journal_create(const char *state_dir, const char *workspace, const char *command,
-                      struct tg_journal **out)
+                      const char *tx, struct tg_journal **out)
 {
 	struct tg_journal *j = journal_new();
 	if (!j)
@@ -315,9 +315,11 @@ int tg_journal_create(const char *state_dir, const char *workspace, const char *
 	j->info.workspace = tg_strdup(workspace);
 	j->info.command = tg_strdup(command ? command : "");
 	j->info.state = tg_strdup("open");
+	j->info.tx = tx ? tg_strdup(tx) : NULL;
 	j->info.started_ns = tg_wall_ns();
 	j->dir = j->info.id ? tg_asprintf("%s/txn/%s", state_dir, j->info.id) : NULL;
-	int r = j->state_dir && j->dir && j->info.workspace && j->info.command && j->info.state ? 0 : -ENOMEM;
+	int r = j->state_dir && j->dir && j->info.workspace && j->info.command && j->info.state &&
+	        (!tx || j->info.tx) ? 0 : -ENOMEM;
 	if (!r)
 		r = tg_fs_mkdir_p(j->dir);
 	if (!r)
@@ -772,6 +774,8 @@ int tg_journal_write_info(struct tg_journal *j)
 	put_kv(&b, "workspace", i->workspace);
 	put_kv(&b, "command", i->command);
 	put_kv(&b, "state", i->state);
+	if (i->tx)
+		put_kv(&b, "tx", i->tx);
 	put_kn(&b, "started_ns", i->started_ns);
 	put_kn(&b, "ended_ns", i->ended_ns);
 	for (int k = 0; k < 5; k++)

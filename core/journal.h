@@ -80,7 +80,7 @@ struct tg_journal;
 /* Create a new journal dir under <state_dir>/txn/<id>. wsfd: an O_DIRECTORY fd
  * on the workspace (dup'ed). */
 int tg_journal_create(const char *state_dir, const char *workspace, const char *command,
-                      struct tg_journal **out);
+                      const char *tx, struct tg_journal **out);
 /* Open an existing transaction dir (recovery, history undo). */
 int tg_journal_load(const char *state_dir, const char *id, struct tg_journal **out);
 void tg_journal_free(struct tg_journal *j);
@@ -138,6 +138,7 @@ struct tg_txinfo {
 	size_t counts[5];            /* per tg_change_kind: created, modified, deleted, renamed, metadata */
 	uint64_t bytes_saved;        /* pre-image bytes (uncompressed) */
 	uint64_t journal_bytes;      /* on-disk size of the transaction dir */
+	char *tx;                    /* multi-command transaction it joined (--tx), or NULL */
 };
 void tg_txinfo_clear(struct tg_txinfo *i);
 

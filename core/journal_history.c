@@ -60,6 +60,7 @@ void tg_txinfo_clear(struct tg_txinfo *i)
 	free(i->workspace);
 	free(i->command);
 	free(i->state);
+	free(i->tx);
 	memset(i, 0, sizeof(*i));
 }
 
@@ -83,6 +84,8 @@ static int info_set(struct tg_txinfo *o, const char *k, size_t kl, const char *v
 		s = &o->command;
 	else if (kl == 5 && !memcmp(k, "state", 5))
 		s = &o->state;
+	else if (kl == 2 && !memcmp(k, "tx", 2))
+		s = &o->tx;
 	else if (kl == 10 && !memcmp(k, "started_ns", 10))
 		num = &o->started_ns;
 	else if (kl == 8 && !memcmp(k, "ended_ns", 8))

@@ -301,8 +301,6 @@ int tg_txn_open(struct tg_txn **out, const struct tg_txn_opts *opts)
 {
 	if (!opts || !opts->workspace || opts->workspace[0] != '/')
 		return -EINVAL;
-	if (opts->join_id)
-		return -EOPNOTSUPP; /* multi-command transactions: not yet */
 	struct tg_txn *t = calloc(1, sizeof(*t));
 	if (!t)
 		return -ENOMEM;
@@ -323,7 +321,7 @@ int tg_txn_open(struct tg_txn **out, const struct tg_txn_opts *opts)
 	if (e >= 0)
 		e = recover_locked(t->state_dir, NULL);
 	if (!e)
-		e = tg_journal_create(t->state_dir, t->workspace, opts->command, &t->j);
+		e = tg_journal_create(t->state_dir, t->workspace, opts->command, opts->join_id, &t->j);
 	if (e < 0) {
 		tg_txn_free(t);
 		return e;
