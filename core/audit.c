@@ -224,14 +224,30 @@ static void json_counts(struct tg_json *j, const struct tg_changes *c)
 	tg_json_end_object(j);
 }
 
-/* "created": [...] and, when a path is not UTF-8, "created_hex": [...]. */
-static void json_paths(struct tg_json *j, const struct tg_changes *c, enum tg_change_kind kind)
+static void put_hex_string(struct tg_json *j, const char *p)
+{
+	size_t n = strlen(p);
+	_cleanup_free_ char *h = malloc(2 * n + 1);
+	if (!h) {
+		tg_json_null(j);
+		return;
+	}
+	for (size_t b = 0; b < n; b++)
+		sprintf(h + 2 * b, "%02x", (unsigned char)p[b]);
+	h[2 * n] = '\0';
+	tg_json_string(j, h);
+}
+
+/* "created": [...] and, when a path is not UTF-8, "created_hex": [...],
+ * over the first `listed` changes. */
+static void json_paths(struct tg_json *j, const struct tg_changes *c, size_t listed,
+                       enum tg_change_kind kind)
 {
 	const char *key = change_kind_name(kind);
 	bool any_bad = false;
 	tg_json_key(j, key);
 	tg_json_begin_array(j);
-	for (size_t i = 0; i < c->n; i++) {
+	for (size_t i = 0; i < listed; i++) {
 		if (c->v[i].kind != kind)
 			continue;
 		tg_json_string(j, c->v[i].path);
@@ -244,26 +260,14 @@ static void json_paths(struct tg_json *j, const struct tg_changes *c, enum tg_ch
 	_cleanup_free_ char *hkey = tg_asprintf("%s_hex", key);
 	tg_json_key(j, hkey ? hkey : "hex");
 	tg_json_begin_array(j);
-	for (size_t i = 0; i < c->n; i++) {
+	for (size_t i = 0; i < listed; i++) {
 		if (c->v[i].kind != kind)
 			continue;
 		const char *p = c->v[i].path ? c->v[i].path : "";
-		if (tg_utf8_valid(p, strlen(p))) {
+		if (tg_utf8_valid(p, strlen(p)))
 			tg_json_null(j);
-		} else {
-			/* Reuse kv_str's hex by way of a one-element strv would need
-			 * an object; write the hex here. */
-			char *h = malloc(2 * strlen(p) + 1);
-			if (!h) {
-				tg_json_null(j);
-				continue;
-			}
-			for (size_t b = 0; p[b]; b++)
-				sprintf(h + 2 * b, "%02x", (unsigned char)p[b]);
-			h[2 * strlen(p)] = '\0';
-			tg_json_string(j, h);
-			free(h);
-		}
+		else
+			put_hex_string(j, p);
 	}
 	tg_json_end_array(j);
 }
@@ -275,17 +279,19 @@ static void json_changes(struct tg_json *j, const struct tg_changes *c)
 		tg_json_null(j);
 		return;
 	}
+	size_t listed = c->n < TG_REPORT_MAX_PATHS ? c->n : TG_REPORT_MAX_PATHS;
 	tg_json_begin_object(j);
 	tg_json_kv_uint(j, "total", c->n);
 	json_counts(j, c);
 	tg_json_kv_uint(j, "bytes_saved", c->bytes_saved);
-	json_paths(j, c, TG_CHANGE_CREATED);
-	json_paths(j, c, TG_CHANGE_MODIFIED);
-	json_paths(j, c, TG_CHANGE_DELETED);
-	json_paths(j, c, TG_CHANGE_METADATA);
+	tg_json_kv_bool(j, "truncated", listed < c->n);
+	json_paths(j, c, listed, TG_CHANGE_CREATED);
+	json_paths(j, c, listed, TG_CHANGE_MODIFIED);
+	json_paths(j, c, listed, TG_CHANGE_DELETED);
+	json_paths(j, c, listed, TG_CHANGE_METADATA);
 	tg_json_key(j, "renamed");
 	tg_json_begin_array(j);
-	for (size_t i = 0; i < c->n; i++) {
+	for (size_t i = 0; i < listed; i++) {
 		if (c->v[i].kind != TG_CHANGE_RENAMED)
 			continue;
 		tg_json_begin_object(j);

@@ -113,6 +113,12 @@ struct tg_report_decision {
  * (decisions_dropped) so a loop of denied calls cannot grow it unbounded. */
 #define TG_REPORT_MAX_DECISIONS 1000
 
+/* Most changed paths the report lists (all kinds together, in the order of
+ * struct tg_changes); the counts and total stay exact and
+ * changes.truncated says that paths were left out (`txguard show ID` has
+ * them all). Bounds the report of an `rm -rf node_modules`. */
+#define TG_REPORT_MAX_PATHS 10000
+
 /* Filled by the glue. Pointer fields marked "borrowed" are not copied: they
  * must stay valid until tg_report_write(); tg_report_clear() frees only what
  * the report owns (the decisions). Zero-initialise, then fill. */

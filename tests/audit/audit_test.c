@@ -252,7 +252,8 @@ Test(report, rolled_back_fields)
 	cr_assert(strstr(s, "\"rule\":\"no-rm-root\""), "%s", s);
 	cr_assert(strstr(s, "\"decisions_dropped\":0,\"decision_counts\":{\"denied\":1,\"killed\":0,\"audited\":0}"), "%s", s);
 	cr_assert(strstr(s, "\"changes\":{\"total\":4,\"counts\":{\"created\":1,\"modified\":1,\"deleted\":1,"
-	                    "\"renamed\":1,\"metadata\":0},\"bytes_saved\":1234,\"created\":[\"new.txt\"],"
+	                    "\"renamed\":1,\"metadata\":0},\"bytes_saved\":1234,\"truncated\":false,"
+	                    "\"created\":[\"new.txt\"],"
 	                    "\"modified\":[\"src/a.c\"],\"deleted\":[\"old\xef\xbf\xbd.bin\"],"
 	                    "\"deleted_hex\":[\"6f6c64ff2e62696e\"],\"metadata\":[],"
 	                    "\"renamed\":[{\"from\":\"a.txt\",\"to\":\"b.txt\"}]},\"journal_bytes\":567}\n"), "%s", s);
@@ -301,6 +302,27 @@ Test(report, decisions_are_capped_and_counted)
 	cr_assert_str_eq(r.decisions[TG_REPORT_MAX_DECISIONS - 1].op.argv[1], "-rf");
 	cr_assert_str_eq(r.decisions[0].rule_id, "no-rm-root");
 	tg_report_clear(&r);
+}
+
+Test(report, path_lists_are_capped)
+{
+	size_t n = TG_REPORT_MAX_PATHS + 5;
+	struct tg_change *v = calloc(n, sizeof(*v));
+	for (size_t i = 0; i < n; i++) {
+		v[i].kind = i == n - 1 ? TG_CHANGE_DELETED : TG_CHANGE_CREATED;
+		v[i].path = tg_asprintf("f%zu", i);
+	}
+	struct tg_changes big = { .v = v, .n = n, .count = { n - 1, 0, 1 } };
+	struct tg_report r = { .outcome = TG_OUTCOME_COMMITTED, .changes = &big };
+	_cleanup_free_ char *s = write_report(&r);
+	cr_assert(strstr(s, "\"changes\":{\"total\":10005,\"counts\":{\"created\":10004,"
+	                    "\"modified\":0,\"deleted\":1,"), "%.300s", s);
+	cr_assert(strstr(s, "\"truncated\":true,\"created\":[\"f0\",\"f1\","));
+	cr_assert(strstr(s, ",\"f9999\"],\"modified\":[],\"deleted\":[],"));
+	cr_assert_null(strstr(s, "\"f10000\""));
+	for (size_t i = 0; i < n; i++)
+		free(v[i].path);
+	free(v);
 }
 
 Test(report, write_error)
