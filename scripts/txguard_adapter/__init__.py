@@ -33,6 +33,9 @@ import tempfile
 
 __all__ = ["run", "build_argv", "find_txguard", "TxguardError"]
 
+# How long txguard may take to roll back after our SIGTERM (wait_timeout).
+_TERM_WAIT = 60
+
 _DENIAL_PREFIXES = ("txguard: denied ", "txguard: killed the tree at ", "txguard: would deny ",
                     "txguard: would kill the tree at ")
 
@@ -156,9 +159,10 @@ def run(cmd, workspace, *, env=None, input=None, capture_output=True, wait_timeo
 
     env is the environment txguard (and so the command) gets; input is bytes or
     str fed to stdin (else stdin is /dev/null: txguard is headless);
-    wait_timeout bounds how long this call waits for txguard in seconds
-    (default: timeout + 60 s when a timeout is given, else no bound) and then
-    raises subprocess.TimeoutExpired after killing txguard.
+    wait_timeout bounds how long this call waits for txguard, in seconds
+    (default: timeout + 60 s when a timeout is given, else no bound); past it
+    txguard gets SIGTERM, kills the tree, restores the workspace and reports
+    end_reason "interrupted" (TxguardError if it is then still silent).
     """
     if isinstance(input, str):
         input = input.encode()
@@ -170,19 +174,30 @@ def run(cmd, workspace, *, env=None, input=None, capture_output=True, wait_timeo
             if secs is not None:
                 wait_timeout = secs + 60
         out = subprocess.PIPE if capture_output else None
-        proc = subprocess.run(argv, input=input, stdin=None if input is not None else subprocess.DEVNULL,
-                              stdout=out, stderr=out, env=env, pass_fds=(fd,), timeout=wait_timeout,
-                              cwd=os.fspath(workspace), check=False)
+        proc = subprocess.Popen(argv, stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
+                                stdout=out, stderr=out, env=env, pass_fds=(fd,),
+                                cwd=os.fspath(workspace))
+        try:
+            stdout, stderr_b = proc.communicate(input, timeout=wait_timeout)
+        except subprocess.TimeoutExpired:
+            # SIGTERM, not SIGKILL: txguard then kills the tree, restores the
+            # workspace and still writes its report (end_reason "interrupted").
+            proc.terminate()
+            try:
+                stdout, stderr_b = proc.communicate(timeout=_TERM_WAIT)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                stdout, stderr_b = proc.communicate()
         report.seek(0)
         text = report.read().decode("utf-8")
-    stderr = _decode(proc.stderr)
+    stderr = _decode(stderr_b)
     if not text.strip():
         raise TxguardError(f"txguard wrote no report (exit {proc.returncode})"
                            + (f": {stderr.strip()[-2000:]}" if stderr else ""),
                            returncode=proc.returncode, stderr=stderr)
     result = json.loads(text)
     result["returncode"] = proc.returncode
-    result["stdout"] = _decode(proc.stdout)
+    result["stdout"] = _decode(stdout)
     result["stderr"] = stderr
     result["denials"] = [line for line in (stderr or "").splitlines() if line.startswith(_DENIAL_PREFIXES)]
     return result

@@ -140,6 +140,12 @@ class Run(unittest.TestCase):
         self.assertFalse(os.path.exists(self.path("slow.txt")))
         self.assertLess(r["duration_s"], 10)
 
+    def test_wait_timeout_interrupts_and_rolls_back(self):
+        r = self.run_tg("echo x > w.txt; sleep 30", wait_timeout=1)
+        self.assertEqual(r["end_reason"], "interrupted")
+        self.assertEqual(r["outcome"], "rolled_back")
+        self.assertFalse(os.path.exists(self.path("w.txt")))
+
     def test_rollback_on_codes(self):
         r = self.run_tg("echo x > g.txt; exit 1", rollback_on=[2, 3])
         self.assertEqual(r["returncode"], 1)
