@@ -195,8 +195,8 @@ static void json_verdict(struct tg_json *j, enum tg_action action, int err, bool
 {
 	tg_json_kv_str(j, "action", action_name(action));
 	tg_json_kv_bool(j, "enforced", enforced);
-	if (action == TG_ACT_DENY && err > 0)
-		tg_json_kv_str(j, "errno", tg_errno_name(err));
+	if (action == TG_ACT_DENY)   /* policy.h: err 0 means the default, EPERM */
+		tg_json_kv_str(j, "errno", tg_errno_name(err > 0 ? err : EPERM));
 	else
 		tg_json_kv_null(j, "errno");
 	tg_json_kv_str(j, "rule", rule);
