@@ -72,7 +72,21 @@ log_lacks() {
 }
 
 log_count() {
-	grep -c -- "$1" "$LOG" || true
+	if [ -f "$LOG" ]; then
+		grep -c -- "$1" "$LOG" || true
+	else
+		echo 0
+	fi
+}
+
+# wait_until CMD...: poll for up to 20 s (the CI machine may be loaded).
+wait_until() {
+	i=0
+	until "$@"; do
+		[ $i -lt 400 ] || return 1
+		sleep 0.05
+		i=$((i + 1))
+	done
 }
 
 # The kernel may forbid ptrace/seccomp here (container profile, YAMA 3):
@@ -161,21 +175,25 @@ t_daemon() {
 	[ ! -e "$W/daemon-ran" ] || fail "daemon survived"
 }
 
+dead() {
+	! kill -0 "$1" 2>/dev/null
+}
+
+two_sleepers() {
+	[ "$(log_count '^exec .*tree|sleep')" -ge 2 ]
+}
+
 # PTRACE_O_EXITKILL: if the tracer dies, the whole tree dies with it.
 t_exitkill() {
 	rm -f "$LOG"
 	"$DRV" -- /bin/sh -c "'$TREE' sleep 30000 & '$TREE' sleep 30000" &
 	dpid=$!
-	i=0
-	while [ "$(log_count '^exec .*tree|sleep')" -lt 2 ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	wait_until two_sleepers || fail "the tree did not start"
 	pids=$(sed -n 's/^exec \([0-9]*\) .*tree|sleep.*/\1/p' "$LOG")
-	[ -n "$pids" ] || fail "the tree did not start"
 	kill -KILL $dpid
 	wait $dpid || :
 	for p in $pids; do
-		i=0
-		while kill -0 "$p" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-		if kill -0 "$p" 2>/dev/null; then
+		if ! wait_until dead "$p"; then
 			kill -KILL "$p"
 			fail "tracee $p outlived its tracer"
 		fi
@@ -187,12 +205,9 @@ t_stopcont() {
 	"$DRV" -- /bin/sh -c 'echo $$ > pid.tmp; mv pid.tmp pid; kill -STOP $$; echo resumed; exit 3' \
 		>"$TG_TMP/stdout" &
 	dpid=$!
-	i=0
-	while [ ! -s "$W/pid" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	wait_until [ -s "$W/pid" ] || fail "child did not start"
 	cpid=$(cat "$W/pid")
-	i=0
-	until grep -q '^State:.*[Tt] ' "/proc/$cpid/status" || [ $i -ge 100 ]; do sleep 0.05; i=$((i + 1)); done
-	grep -q '^State:.*[Tt] ' "/proc/$cpid/status" || fail "child did not stop"
+	wait_until grep -q '^State:.*[Tt] ' "/proc/$cpid/status" || fail "child did not stop"
 	sleep 0.2
 	[ ! -s "$TG_TMP/stdout" ] || fail "child ran on while stopped"
 	kill -CONT "$cpid"
