@@ -105,6 +105,11 @@ t_exit_codes() {
 		assert_eq "exit $c" "$c" "$RC"
 		log_has "result end=exited code=$c "
 	done
+	# The command keeps txguard's process group and its stdin/stdout.
+	mine=$(cut -d' ' -f5 /proc/$$/stat)
+	drv -- /bin/sh -c 'cut -d" " -f5 /proc/$$/stat' >"$TG_TMP/stdout"
+	assert_eq "same process group" "$mine" "$(cat "$TG_TMP/stdout")"
+	assert_eq "stdin passes through" "piped in" "$(echo 'piped in' | "$DRV" -- /bin/cat)"
 	drv -- /nonexistent/cmd
 	assert_eq "not found" 127 "$RC"
 	log_has "end=exec-failed"
