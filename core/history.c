@@ -136,6 +136,11 @@ static int attach_tx(struct tg_hist *h, const char *workspace)
 	h->tx = calloc(h->n + 1, sizeof(*h->tx));
 	if (!h->tx)
 		return -ENOMEM;
+	/* the run's own info names its transaction (--tx); the tx records
+	 * also cover runs whose journal predates that field */
+	for (size_t i = 0; i < h->n; i++)
+		if (h->v[i].tx && !(h->tx[i] = tg_strdup(h->v[i].tx)))
+			return -ENOMEM;
 	for (size_t p = 0; pairs[p] && pairs[p + 1]; p += 2)
 		for (size_t i = 0; i < h->n; i++)
 			if (!h->tx[i] && strcmp(h->v[i].id, pairs[p]) == 0 &&

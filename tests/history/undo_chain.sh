@@ -8,7 +8,7 @@ printf 'base\n' >"$ws/a"
 tg -- sh -c 'echo one >> a; touch r1' || fail "run 1"
 s1=$(snapshot "$ws")
 tg -- sh -c 'echo two >> a; mkdir d; echo x > d/x' || fail "run 2"
-tg -- sh -c 'mv a b; rm -r d' || fail "run 3"
+tg -- sh -c 'mv a b; rm d/x' || fail "run 3"
 tg -- sh -c 'echo four > b; chmod 600 b; ln -s b c' || fail "run 4"
 assert_eq "four runs" 4 "$(ids | wc -l)"
 r4=$(ids | sed -n 1p); r3=$(ids | sed -n 2p); r2=$(ids | sed -n 3p); r1=$(ids | sed -n 4p)
@@ -17,6 +17,7 @@ r4=$(ids | sed -n 1p); r3=$(ids | sed -n 2p); r2=$(ids | sed -n 3p); r1=$(ids | 
 h show "$r3" >"$TG_TMP/show3" || fail "show r3"
 grep -q "renamed *a -> b$" "$TG_TMP/show3" || fail "show: no rename a -> b: $(cat "$TG_TMP/show3")"
 grep -q "deleted *d/x$" "$TG_TMP/show3" || fail "show: d/x not deleted: $(cat "$TG_TMP/show3")"
+[ "$(wc -l <"$TG_TMP/show3")" -eq 5 ] || fail "show: more than the 2 changes: $(cat "$TG_TMP/show3")"
 h show "$r4" >"$TG_TMP/show4" || fail "show r4"
 grep -q "modified *b$" "$TG_TMP/show4" || fail "show: b not modified: $(cat "$TG_TMP/show4")"
 grep -q "created *c$" "$TG_TMP/show4" || fail "show: symlink c not created: $(cat "$TG_TMP/show4")"
@@ -52,4 +53,5 @@ assert_eq "a is back to base" base "$(cat "$ws/a")"
 # the prefix of an id works (>= 4 characters)
 tg -- touch p || fail "run p"
 p=$(ids | sed -n 1p)
-h show "$(printf '%s' "$p" | cut -c1-12)" | grep -q "created *p$" || fail "show by id prefix"
+h show "${p%?}" | grep -q "created *p$" || fail "show by id prefix"
+assert_eq "an ambiguous prefix" 1 "$(code h show "$(printf %s "$p" | cut -c1-8)" 2>/dev/null)"
