@@ -67,3 +67,19 @@ rc=0; tg --tx "$tx3" --tx-failure all -- sh -c 'echo a3 >> file; exit 1' || rc=$
 assert_eq "failing member exit" 1 "$rc"
 assert_tree "--tx-failure all: the tree as at begin" "$at_begin"
 assert_eq "the tx is aborted" 125 "$(code tg --tx "$tx3" -- true 2>/dev/null)"
+
+# --- abandoning is refused when a member's path was changed by hand ---
+before4=$(snapshot "$ws")
+tx4=$(h begin) || fail "begin 4"
+tg --tx "$tx4" -- sh -c 'echo m1 > handed' || fail "m1"
+printf 'by hand\n' >"$ws/handed"
+rc=0; tg --tx "$tx4" --tx-failure all -- sh -c 'touch m2; exit 4' || rc=$?
+assert_eq "failing member exit" 4 "$rc"
+[ ! -e "$ws/m2" ] || fail "the failing member was not rolled back"
+assert_eq "the hand edit is kept" "by hand" "$(cat "$ws/handed")"
+tg --tx "$tx4" -- true || fail "the transaction did not stay open"
+rc=0; h rollback "$tx4" >/dev/null 2>"$TG_TMP/err" || rc=$?
+assert_eq "rollback refused" 1 "$rc"
+grep -q "^  handed  " "$TG_TMP/err" || fail "the rollback does not name the path: $(cat "$TG_TMP/err")"
+h rollback --force "$tx4" >/dev/null 2>&1 || fail "rollback --force"
+assert_tree "rollback --force: as at begin" "$before4"

@@ -60,3 +60,21 @@ grep -q "stopped" "$TG_TMP/err" || fail "no stop message: $(cat "$TG_TMP/err")"
 assert_eq "the hand edit is back, not overwritten" between2 "$(cat "$ws/a")"
 assert_eq "x still committed" committed "$(field "$x" outcome)"
 assert_eq "y undone" undone "$(field "$y" outcome)"
+
+# a run in progress holds the state dir's lock: undo says so and waits for nobody
+if command -v flock >/dev/null; then
+	tg -- sleep 3 &
+	bg=$!
+	n=0
+	while flock -n "$TXGUARD_STATE_DIR/lock" true 2>/dev/null; do
+		n=$((n + 1))
+		[ "$n" -lt 100 ] || fail "the background run never took the lock"
+		sleep 0.05
+	done
+	tree=$(snapshot "$ws")
+	rc=0; h undo --force >/dev/null 2>"$TG_TMP/err" || rc=$?
+	wait "$bg" || fail "the background run failed"
+	assert_eq "undo during a run" 1 "$rc"
+	grep -q "in progress" "$TG_TMP/err" || fail "no busy message: $(cat "$TG_TMP/err")"
+	assert_tree "undo during a run changed nothing" "$tree"
+fi
