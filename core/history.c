@@ -484,7 +484,7 @@ static int stopped_at(const char *sd, const char *id, struct tg_undo_result *r)
 	return rc < 0 ? rc : -ESTALE;
 }
 
-static int undo_locked(const char *sd, const char *const *ids, bool force,
+static int undo_checked(const char *sd, const char *const *ids, bool force,
                        struct tg_undo_result *r)
 {
 	int rc = check_set(sd, ids, r);
@@ -544,7 +544,7 @@ int tg_hist_undo_set(const char *workspace, const char *state_dir, const char *c
 		return rc;
 	if (!todo[0])
 		return 0;
-	return undo_locked(sd, (const char *const *)todo, force, r);
+	return undo_checked(sd, (const char *const *)todo, force, r);
 }
 
 int tg_hist_undo(const char *workspace, const char *state_dir, const char *id, bool force,
