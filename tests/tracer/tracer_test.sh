@@ -379,6 +379,9 @@ after=13" "$(cat "$TG_TMP/stdout")"
 	assert_eq "kill exit" 137 "$RC"
 	log_has "result end=policy-kill"
 	[ ! -e killed ] || fail "killing mkdirat ran"
+	# A program with no name on disk (memfd) can be refused by its path.
+	TG_DRIVER_DENY_PATH=/memfd:EACCES drv -- "$PROBE" execveat-memfd /bin/true >/dev/null
+	assert_eq "memfd exec denied" 13 "$RC"
 	# The main exec itself denied: the command never runs.
 	TG_DRIVER_DENY=execve:EACCES drv -- /bin/true
 	assert_eq "denied exec" 126 "$RC"
