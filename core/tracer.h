@@ -82,7 +82,13 @@ struct tg_run_result {
 };
 
 /* Runs the command to its end. Returns 0 with *res filled, or -errno when
- * the run could not be set up (nothing ran; the caller exits 125). */
+ * the run could not be set up (nothing ran; the caller exits 125).
+ *
+ * While it runs, SIGCHLD/SIGINT/SIGTERM/SIGHUP/SIGQUIT are blocked and read
+ * from a signalfd; on return the caller's mask and SIGCHLD disposition are
+ * restored. A caller that must not die during its own cleanup (a rollback)
+ * blocks those signals before calling: they then stay blocked on return.
+ * The child gets the caller's mask and dispositions back before exec. */
 int tg_tracer_run(const struct tg_tracer_opts *opts, const struct tg_tracer_hooks *hooks,
                   struct tg_run_result *res);
 
