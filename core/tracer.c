@@ -717,15 +717,20 @@ struct saved_signals {
 	struct sigaction chld;
 };
 
+static void tracer_sigset(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGCHLD);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGHUP);
+	sigaddset(set, SIGQUIT);
+}
+
 static int block_signals(struct saved_signals *saved)
 {
 	sigset_t set;
-	sigemptyset(&set);
-	sigaddset(&set, SIGCHLD);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
-	sigaddset(&set, SIGQUIT);
+	tracer_sigset(&set);
 	/* SIGCHLD must not be ignored, or the kernel reaps for us. */
 	struct sigaction dfl = { .sa_handler = SIG_DFL };
 	if (sigaction(SIGCHLD, &dfl, &saved->chld) < 0)
@@ -736,14 +741,19 @@ static int block_signals(struct saved_signals *saved)
 	return fd < 0 ? -errno : fd;
 }
 
-static void restore_signals(int sfd, const struct saved_signals *saved)
+static void restore_signals(int sfd, const struct saved_signals *saved, bool keep_blocked)
 {
 	struct signalfd_siginfo si;
+	sigset_t mask = saved->mask, ours;
 	/* Consume what arrived for the tree, so nothing fires on unblock. */
 	while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
 		;
 	close(sfd);
-	sigprocmask(SIG_SETMASK, &saved->mask, NULL);
+	if (keep_blocked) {
+		tracer_sigset(&ours);
+		sigorset(&mask, &mask, &ours);
+	}
+	sigprocmask(SIG_SETMASK, &mask, NULL);
 	sigaction(SIGCHLD, &saved->chld, NULL);
 }
 
@@ -833,7 +843,7 @@ int tg_tracer_run(const struct tg_tracer_opts *opts, const struct tg_tracer_hook
 		return t.sfd;
 	int r = start_child(&t, &saved, &err_fd);
 	if (r < 0) {
-		restore_signals(t.sfd, &saved);
+		restore_signals(t.sfd, &saved, opts->keep_signals_blocked);
 		return r;
 	}
 	if (!task_add(&t, t.main_pid, t.main_pid)) {
@@ -846,7 +856,7 @@ int tg_tracer_run(const struct tg_tracer_opts *opts, const struct tg_tracer_hook
 		t.timeout_at = start + opts->timeout_ms * 1000000ull;
 	r = wait_loop(&t);
 	tasks_free(&t);
-	restore_signals(t.sfd, &saved);
+	restore_signals(t.sfd, &saved, opts->keep_signals_blocked);
 	read_child_error(err_fd, &ce);
 	if (r == 0 && t.fatal)
 		r = t.fatal;

@@ -59,6 +59,8 @@ struct tg_tracer_opts {
 	 * Returns 0 or -errno (the child then exits 125 with a message). */
 	int (*child_setup)(void *ud);
 	void *child_ud;
+	/* Return with SIGINT/SIGTERM/SIGHUP/SIGQUIT/SIGCHLD still blocked. */
+	bool keep_signals_blocked;
 };
 
 enum tg_run_end {
@@ -86,9 +88,10 @@ struct tg_run_result {
  *
  * While it runs, SIGCHLD/SIGINT/SIGTERM/SIGHUP/SIGQUIT are blocked and read
  * from a signalfd; on return the caller's mask and SIGCHLD disposition are
- * restored. A caller that must not die during its own cleanup (a rollback)
- * blocks those signals before calling: they then stay blocked on return.
- * The child gets the caller's mask and dispositions back before exec. */
+ * restored, unless opts->keep_signals_blocked: then those five stay blocked
+ * (pending ones already consumed) so that a rollback after the run cannot be
+ * cut short; the caller unblocks them when done. The child always gets the
+ * caller's original mask and dispositions back before exec. */
 int tg_tracer_run(const struct tg_tracer_opts *opts, const struct tg_tracer_hooks *hooks,
                   struct tg_run_result *res);
 

@@ -10,10 +10,12 @@
  *   TG_DRIVER_DENY_PATH=SUBSTR:ERRNO  deny any op whose path contains SUBSTR
  *   TG_DRIVER_KILL=name,...   kill the tree at these syscalls
  *   TG_DRIVER_BPF_DENY=name:ERRNO,... extra syscalls denied inside BPF
+ *   TG_DRIVER_KEEP_BLOCKED=1  opts.keep_signals_blocked (logged: "after sigint=...")
  * Exit status: the run's exit_code; 125 when the run could not be set up.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -220,7 +222,12 @@ int main(int argc, char **argv)
 		.on_exit = on_exit_, .on_kill = on_kill,
 	};
 	struct tg_run_result res;
+	opts.keep_signals_blocked = getenv("TG_DRIVER_KEEP_BLOCKED") != NULL;
 	int r = tg_tracer_run(&opts, &hooks, &res);
+	sigset_t now;
+	sigprocmask(SIG_BLOCK, NULL, &now);
+	if (d.log)
+		fprintf(d.log, "after sigint=%s\n", sigismember(&now, SIGINT) ? "blocked" : "unblocked");
 	if (r < 0) {
 		fprintf(stderr, "tracer-driver: cannot run %s: %s\n", opts.argv[0], strerror(-r));
 		return 125;

@@ -110,6 +110,13 @@ t_exit_codes() {
 	drv -- /bin/sh -c 'cut -d" " -f5 /proc/$$/stat' >"$TG_TMP/stdout"
 	assert_eq "same process group" "$mine" "$(cat "$TG_TMP/stdout")"
 	assert_eq "stdin passes through" "piped in" "$(echo 'piped in' | "$DRV" -- /bin/cat)"
+	# keep_signals_blocked: the caller's rollback cannot be cut short, and
+	# the command itself still gets SIGINT unblocked.
+	TG_DRIVER_KEEP_BLOCKED=1 drv -- /bin/sh -c 'grep "^SigBlk" /proc/$$/status' >"$TG_TMP/stdout"
+	log_has "^after sigint=blocked"
+	assert_eq "child mask" "SigBlk:	0000000000000000" "$(cat "$TG_TMP/stdout")"
+	drv -- /bin/true
+	log_has "^after sigint=unblocked"
 	drv -- /nonexistent/cmd
 	assert_eq "not found" 127 "$RC"
 	log_has "end=exec-failed"
