@@ -144,6 +144,19 @@ static long sys_removexattr(void) { return syscall(SYS_removexattr, arg(0), "use
 static long sys_lremovexattr(void) { return syscall(SYS_lremovexattr, arg(0), "user.tg"); }
 static long sys_fremovexattr(void) { return syscall(SYS_fremovexattr, fd_of(0), "user.tg"); }
 
+#ifndef SYS_setxattrat
+#define SYS_setxattrat 463
+#endif
+#ifndef SYS_removexattrat
+#define SYS_removexattrat 466
+#endif
+static long sys_setxattrat(void)
+{
+	struct { uint64_t value; uint32_t size, flags; } a = { (uint64_t)(uintptr_t)"v", 1, 0 };
+	return syscall(SYS_setxattrat, dirfd_of(0), arg(1), 0, "user.tg", &a, sizeof(a));
+}
+static long sys_removexattrat(void) { return syscall(SYS_removexattrat, dirfd_of(0), arg(1), 0, "user.tg"); }
+
 static long sys_execve(void)
 {
 	char *argv[] = { (char *)arg(0), "probe-arg", NULL };
@@ -280,6 +293,7 @@ static const struct {
 	{ "futimens", sys_futimens }, { "setxattr", sys_setxattr }, { "lsetxattr", sys_lsetxattr },
 	{ "fsetxattr", sys_fsetxattr }, { "removexattr", sys_removexattr },
 	{ "lremovexattr", sys_lremovexattr }, { "fremovexattr", sys_fremovexattr },
+	{ "setxattrat", sys_setxattrat }, { "removexattrat", sys_removexattrat },
 	{ "execve", sys_execve }, { "execveat", sys_execveat }, { "execveat-memfd", sys_execveat_memfd },
 	{ "connect", sys_connect }, { "sendto", sys_sendto }, { "sendmsg", sys_sendmsg },
 	{ "readonly", sys_readonly }, { "io_uring_setup", sys_io_uring_setup }, { "ptrace", sys_ptrace },

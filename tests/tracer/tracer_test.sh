@@ -356,6 +356,16 @@ t_trapped() {
 			drv -- "$PROBE" $c a >/dev/null
 			log_has "^op $c kind=xattr "
 		done
+		drv -- "$PROBE" fsetxattr a >/dev/null
+		drv -- "$PROBE" fremovexattr a >/dev/null
+		log_has "^op fremovexattr kind=xattr .* path=$W/a "
+		drv -- "$PROBE" lremovexattr a >/dev/null
+		log_has "^op lremovexattr kind=xattr "
+		# The *at forms arrived in Linux 6.13.
+		drv -- "$PROBE" setxattrat . a >/dev/null
+		[ "$RC" = 38 ] || log_has "^op setxattrat kind=xattr .* path=$W/a .* xattr=user.tg"
+		drv -- "$PROBE" removexattrat . a >/dev/null
+		[ "$RC" = 38 ] || log_has "^op removexattrat kind=xattr .* path=$W/a "
 	fi
 	# chattr on a read-only fd (FS_IOC_SETFLAGS), where the filesystem has flags.
 	drv -- "$PROBE" chattr a >/dev/null
