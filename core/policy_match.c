@@ -70,6 +70,14 @@ static bool in_writable_list(const struct tg_match_env *env, const char *path, b
 {
 	const struct tg_policy *p = env->p;
 	char buf[BUF];
+	/* The real context has them expanded once by tg_policy_set_ctx. */
+	if (p && p->writable_exp.n && env->home == p->home && env->workspace == p->workspace) {
+		for (size_t i = 0; i < p->writable_exp.n; i++)
+			if (under(path, p->writable_exp.v[i]) &&
+			    !(strict && strcmp(path, p->writable_exp.v[i]) == 0))
+				return true;
+		return false;
+	}
 	for (size_t i = 0; tg_policy_builtin_writable[i]; i++)
 		if (under(path, tg_policy_builtin_writable[i]))
 			return true;
