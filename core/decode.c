@@ -267,8 +267,12 @@ static int decode_flags(pid_t pid, const struct tg_syscall *sc, const struct raw
 	return 0;
 }
 
+/* With O_PATH the kernel drops every other flag but O_CLOEXEC,
+ * O_DIRECTORY and O_NOFOLLOW (openat2 refuses them): nothing is written. */
 static bool open_writes(int flags)
 {
+	if (flags & O_PATH)
+		return false;
 	return (flags & (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC)) != 0;
 }
 

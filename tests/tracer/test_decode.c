@@ -131,6 +131,9 @@ Test(decode, opens)
 	cr_assert_eq(dec(SYS_open, U("x"), O_WRONLY | O_CREAT | O_EXCL, 0, 0, 0, &op), 0);
 	cr_assert_not(op.follow, "O_CREAT|O_EXCL never follows the last link");
 	tg_op_clear(&op);
+	cr_assert_eq(dec(SYS_openat, (uint64_t)AT_FDCWD, U("x"), O_PATH | O_WRONLY | O_CREAT, 0, 0, &op),
+	             TG_DECODE_SKIP, "O_PATH ignores the write bits");
+	tg_op_clear(&op);
 	cr_assert_eq(dec(SYS_creat, U("x"), 0600, 0, 0, 0, &op), 0);
 	cr_assert_eq(op.flags, O_CREAT | O_WRONLY | O_TRUNC);
 	tg_op_clear(&op);
