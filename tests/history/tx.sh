@@ -83,3 +83,9 @@ assert_eq "rollback refused" 1 "$rc"
 grep -q "^  handed  " "$TG_TMP/err" || fail "the rollback does not name the path: $(cat "$TG_TMP/err")"
 h rollback --force "$tx4" >/dev/null 2>&1 || fail "rollback --force"
 assert_tree "rollback --force: as at begin" "$before4"
+
+# --- the default state dir (no TXGUARD_STATE_DIR): begin creates it ---
+tx5=$(env -u TXGUARD_STATE_DIR "$TXGUARD" begin -w "$ws") || fail "begin with the default state dir"
+(unset TXGUARD_STATE_DIR; tg --tx "$tx5" -- touch def) || fail "joining with the default state dir"
+(unset TXGUARD_STATE_DIR; h rollback "$tx5" >/dev/null) || fail "rollback with the default state dir"
+[ ! -e "$ws/def" ] || fail "rollback with the default state dir left def"
