@@ -138,7 +138,7 @@ class Run(unittest.TestCase):
         self.assertEqual(r["end_reason"], "timeout")
         self.assertEqual(r["outcome"], "rolled_back")
         self.assertFalse(os.path.exists(self.path("slow.txt")))
-        self.assertLess(r["duration_s"], 10)
+        self.assertLess(r["duration_s"], 20)  # the command sleeps 30 s
 
     def test_wait_timeout_interrupts_and_rolls_back(self):
         r = self.run_tg("echo x > w.txt; sleep 30", wait_timeout=1)

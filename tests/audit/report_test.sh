@@ -161,7 +161,7 @@ assert_eq "timeout: exit" 143 "$rc"
 assert_eq "timeout: outcome/end" "rolled_back timeout" "$(field "$OUT/timeout.json" 'r["outcome"] + " " + r["end_reason"]')"
 assert_eq "timeout: created t1 reported" "['t1']" "$(field "$OUT/timeout.json" 'r["changes"]["created"]')"
 [ ! -e "$WS/t1" ] || fail "timeout: t1 survived the rollback"
-[ "$took_ms" -lt 5000 ] || fail "timeout: took ${took_ms}ms"
+[ "$took_ms" -lt 15000 ] || fail "timeout: took ${took_ms}ms (the tree sleeps for days)"
 if pgrep -f "sleep $mark" >/dev/null; then fail "timeout: a sleep of the tree is still alive"; fi
 grep -q '"event":"summary".*"end_reason":"timeout"' "$OUT/timeout.jsonl" || fail "timeout: log summary"
 grep -q '(timeout)$' "$OUT/timeout.err" || fail "timeout: summary line: $(cat "$OUT/timeout.err")"
