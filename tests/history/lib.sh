@@ -52,3 +52,17 @@ for e in json.load(sys.stdin):
             v = v[k]
         print(v)' "$1" "$2"
 }
+
+# show_agrees ID: `show` lists as many paths of each kind as `log` counts.
+show_agrees() {
+	h log --json >"$TG_TMP/log.json"
+	h show --json "$1" | python3 -c '
+import collections, json, sys
+show = json.load(sys.stdin)
+log = [e for e in json.load(open(sys.argv[1])) if e["id"] == show["id"]][0]
+got = collections.Counter(c["kind"] for c in show["changes"])
+want = {k: v for k, v in log["counts"].items() if v}
+if dict(got) != want:
+    sys.exit("show %s lists %s, log counts %s" % (show["id"], dict(got), want))' "$TG_TMP/log.json" ||
+		fail "show and log disagree on run $1"
+}

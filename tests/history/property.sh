@@ -3,12 +3,12 @@
 # sequences of several committed runs, then `undo` back to a random point;
 # the tree must equal the snapshot taken at that point (content, type, mode,
 # link targets, hard-link counts, file mtimes). Seeded and reproducible:
-#   TG_HISTORY_SEED (first seed, default 1), TG_HISTORY_CASES (default 3).
+#   TG_HISTORY_SEED (first seed, default 1), TG_HISTORY_CASES (default 2).
 . "$(dirname "$0")/lib.sh"
 require_runs
 here=$(cd "$(dirname "$0")" && pwd)
 first=${TG_HISTORY_SEED:-1}
-cases=${TG_HISTORY_CASES:-3}
+cases=${TG_HISTORY_CASES:-2}
 
 seed=$first
 while [ "$seed" -lt $((first + cases)) ]; do

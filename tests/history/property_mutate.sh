@@ -25,6 +25,7 @@ while [ "$seed" -lt $((first + count)) ]; do
 		tg -- "$TG_MUTATE" "$((seed * 100 + k))" "$((5 + (seed * 7 + k) % 30))" "$ws" ||
 			fail "seed $seed run $k did not commit"
 		"$TG_TREEHASH" "$ws" >"$TG_TMP/hash.$k"
+		show_agrees "$(ids | sed -n 1p)"
 		k=$((k + 1))
 	done
 	to=$((1 + (seed * 31) % nruns))

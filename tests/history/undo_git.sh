@@ -36,6 +36,8 @@ assert_tree "after undo of git clean -fdx" "$before"
 tg -- git -C "$ws" reset -q --hard || fail "reset"
 tg -- git -C "$ws" clean -q -fdx || fail "clean"
 old=$(ids | sed -n 2p)
+show_agrees "$old"
+show_agrees "$(ids | sed -n 1p)"
 h undo "$old" >"$TG_TMP/out" || fail "undo of two git runs failed"
 assert_eq "two runs undone" 2 "$(grep -c '^undone:' "$TG_TMP/out")"
 assert_tree "after undo of reset + clean" "$before"
