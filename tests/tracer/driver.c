@@ -203,7 +203,7 @@ int main(int argc, char **argv)
 	}
 	d.ndeny = parse_rules(getenv("TG_DRIVER_DENY"), d.deny, TG_ARRAY_SIZE(d.deny));
 	d.kill = getenv("TG_DRIVER_KILL");
-	struct rule dp;
+	struct rule dp = { 0 };
 	if (parse_rules(getenv("TG_DRIVER_DENY_PATH"), &dp, 1) == 1) {
 		d.deny_path = dp.name;
 		d.deny_path_err = dp.err;
@@ -236,5 +236,13 @@ int main(int argc, char **argv)
 		fprintf(d.log, "result end=%s code=%d signal=%d nprocs=%lu ntraps=%lu ms=%llu\n",
 		        end_name(res.end), res.exit_code, res.term_signal, res.nprocs, res.ntraps,
 		        (unsigned long long)(res.duration_ns / 1000000));
+	/* Freed so that a LeakSanitizer run of the driver reports the tracer only. */
+	for (size_t k = 0; k < d.ndeny; k++)
+		free(d.deny[k].name);
+	for (size_t k = 0; k < nbpf; k++)
+		free(bpf[k].name);
+	free(d.deny_path);
+	if (d.log)
+		fclose(d.log);
 	return res.exit_code;
 }
