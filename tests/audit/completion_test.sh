@@ -76,13 +76,9 @@ fi
 if ! "$TXGUARD" --help >/dev/null 2>&1; then
 	skip "'$TXGUARD --help' exits non-zero: the CLI's help is not there yet, cannot compare options"
 fi
-{
-	for sub in "" run "policy check" "policy explain" doctor recover log show diff undo \
-	           begin commit rollback; do
-		# shellcheck disable=SC2086  # "policy check" is two words on purpose
-		"$TXGUARD" $sub --help 2>&1 | grep -o -- '--[a-z][a-z0-9-]*' || true
-	done
-} | sort -u >"$TG_TMP/help.opts"
+# shellcheck source=help_opts.sh
+. "$TXGUARD_SOURCE_DIR/tests/audit/help_opts.sh"
+all_help_opts "$TG_TMP/help.opts"
 grep -o -- '--[a-z][a-z0-9-]*' "$COMP/txguard.bash" | sort -u >"$TG_TMP/bash.opts"
 grep -o -- '--[a-z][a-z0-9-]*' "$COMP/_txguard" | sort -u >"$TG_TMP/zsh.opts"
 for shell in bash zsh; do

@@ -32,18 +32,9 @@ if ! "$TXGUARD" --help >/dev/null 2>&1; then
 	skip "'$TXGUARD --help' exits non-zero: the CLI's help is not there yet, cannot compare options"
 fi
 
-help_opts() {
-	"$TXGUARD" "$@" --help >"$TG_TMP/help.txt" 2>&1 || fail "'txguard $* --help' exits $?"
-	grep -o -- '--[a-z][a-z0-9-]*' "$TG_TMP/help.txt" || true
-}
-{
-	help_opts
-	for sub in run "policy check" "policy explain" doctor recover log show diff undo \
-	           begin commit rollback; do
-		# shellcheck disable=SC2086  # "policy check" is two words on purpose
-		help_opts $sub
-	done
-} | sort -u >"$TG_TMP/help.opts"
+# shellcheck source=help_opts.sh
+. "$TXGUARD_SOURCE_DIR/tests/audit/help_opts.sh"
+all_help_opts "$TG_TMP/help.opts"
 
 # In roff a long option is written \-\-name\-with\-dashes.
 grep -o '\\-\\-[a-z]\([a-z0-9]\|\\-\)*' "$DOCS/txguard.1" | sed 's/\\//g' | sort -u >"$TG_TMP/man.opts"
