@@ -30,6 +30,9 @@
 #ifndef SYS_fspick
 #define SYS_fspick 433
 #endif
+#ifndef SYS_pidfd_getfd
+#define SYS_pidfd_getfd 438
+#endif
 #ifndef SYS_clone3
 #define SYS_clone3 435
 #endif
@@ -154,6 +157,9 @@ static const struct tg_syscall table[] = {
 	DENY(SYS_io_uring_register, "io_uring_register", EPERM),
 	DENY(SYS_ptrace, "ptrace", EPERM),
 	DENY(SYS_process_vm_writev, "process_vm_writev", EPERM),
+	/* A dup of another process's fd, txguard's own journal fd included,
+	 * without an open the filter could see. */
+	DENY(SYS_pidfd_getfd, "pidfd_getfd", EPERM),
 	DENY(SYS_kexec_load, "kexec_load", EPERM),
 	DENY(SYS_kexec_file_load, "kexec_file_load", EPERM),
 	DENY(SYS_init_module, "init_module", EPERM),

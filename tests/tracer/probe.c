@@ -274,6 +274,13 @@ static long sys_int80(void)
 	__asm__ volatile("int $0x80" : "=a"(r) : "a"(20L) : "memory");
 	return r;
 }
+static long sys_pidfd_getfd(void)
+{
+	long pfd = syscall(SYS_pidfd_open, getppid(), 0);
+	if (pfd < 0)
+		return pfd;
+	return syscall(SYS_pidfd_getfd, pfd, 0, 0);
+}
 static long sys_getpid(void) { return syscall(SYS_getpid); }
 
 static const struct {
@@ -303,7 +310,7 @@ static const struct {
 	{ "reboot", sys_reboot }, { "pivot_root", sys_pivot_root }, { "clone3", sys_clone3 },
 	{ "chattr", sys_chattr }, { "tiocsti", sys_tiocsti }, { "tiocsti-hi", sys_tiocsti_hi }, { "clone-untraced", sys_clone_untraced },
 	{ "seccomp-listener", sys_seccomp_listener }, { "x32", sys_x32 }, { "int80", sys_int80 },
-	{ "getpid", sys_getpid },
+	{ "pidfd_getfd", sys_pidfd_getfd }, { "getpid", sys_getpid },
 };
 
 int main(int argc, char **argv)

@@ -409,7 +409,7 @@ after=13" "$(cat "$TG_TMP/stdout")"
 t_fixed() {
 	for c in io_uring_setup ptrace process_vm_writev mount umount2 bpf userfaultfd \
 		perf_event_open kexec_load init_module swapon reboot pivot_root tiocsti tiocsti-hi \
-		clone-untraced seccomp-listener; do
+		clone-untraced seccomp-listener pidfd_getfd; do
 		drv -- "$PROBE" $c >/dev/null </dev/null
 		assert_eq "$c" 1 "$RC"
 		log_has "ntraps=1 "
