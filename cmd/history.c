@@ -215,10 +215,40 @@ static void print_conflicts(const struct tg_undo_result *r, bool forced)
 		        forced ? "overwritten: " : "", r->conflicts[i].path, r->conflicts[i].txn_id);
 }
 
+/* --json: one object {ok, refused, partial, error, undone[], conflicts[]}. */
+static void undo_json(int rc, const struct tg_undo_result *r, bool forced)
+{
+	struct tg_json *j = tg_json_new_file(stdout);
+	if (!j)
+		return;
+	tg_json_begin_object(j);
+	tg_json_kv_bool(j, "ok", rc == 0);
+	tg_json_kv_bool(j, "refused", r->refused);
+	tg_json_kv_bool(j, "partial", r->partial);
+	tg_json_kv_str(j, "error", rc < 0 ? tg_errno_name(-rc) : NULL);
+	char *none[] = { NULL };
+	tg_json_kv_strv(j, "undone", r->undone ? r->undone : none);
+	tg_json_key(j, "conflicts");
+	tg_json_begin_array(j);
+	for (size_t i = 0; i < r->nconflicts; i++) {
+		tg_json_begin_object(j);
+		tg_json_kv_str(j, "path", r->conflicts[i].path);
+		tg_json_kv_str(j, "run", r->conflicts[i].txn_id);
+		tg_json_kv_bool(j, "overwritten", rc == 0 && forced);
+		tg_json_end_object(j);
+	}
+	tg_json_end_array(j);
+	tg_json_end_object(j);
+	tg_json_newline(j);
+	tg_json_free(j);
+}
+
 /* Shared report of an undo or a rollback; returns the exit code. */
 static int undo_report(struct hctx *c, const char *what, int rc, const struct tg_undo_result *r)
 {
-	for (size_t i = 0; i < r->nundone; i++)
+	if (c->o->json)
+		undo_json(rc, r, c->o->force);
+	for (size_t i = 0; !c->o->json && i < r->nundone; i++)
 		printf("undone: %s\n", r->undone[i]);
 	if (rc == -ESTALE) {
 		if (r->refused)
@@ -249,7 +279,7 @@ static int undo_report(struct hctx *c, const char *what, int rc, const struct tg
 		tg_warn("--force: %zu path(s) changed outside txguard were overwritten:", r->nconflicts);
 		print_conflicts(r, true);
 	}
-	if (r->nundone == 0)
+	if (r->nundone == 0 && !c->o->json)
 		printf("nothing to undo\n");
 	return 0;
 }
@@ -317,7 +347,7 @@ static int cmd_rollback(struct hctx *c)
 		return tx_error("rollback", c->o->id, rc);
 	}
 	rc = undo_report(c, "rollback", rc, &r);
-	if (rc == 0)
+	if (rc == 0 && !c->o->json)
 		printf("transaction %s rolled back\n", c->o->id);
 	tg_undo_result_clear(&r);
 	return rc;

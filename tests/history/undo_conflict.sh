@@ -22,6 +22,17 @@ if grep -q "^  b  " "$TG_TMP/err"; then fail "an untouched path is named as a co
 assert_tree "a refused undo changes nothing (b, c too)" "$edited"
 assert_eq "still committed" committed "$(field "$id" outcome)"
 
+# the same for programs: --json
+rc=0; h undo --json >"$TG_TMP/undo.json" 2>/dev/null || rc=$?
+assert_eq "refused (json)" 1 "$rc"
+python3 -c '
+import json, sys
+u = json.load(open(sys.argv[1]))
+assert u["ok"] is False and u["refused"] is True and u["undone"] == [], u
+assert [c["path"] for c in u["conflicts"]] == ["a"], u
+assert u["conflicts"][0]["run"] == sys.argv[2] and not u["conflicts"][0]["overwritten"], u' \
+	"$TG_TMP/undo.json" "$id" || fail "undo --json: $(cat "$TG_TMP/undo.json")"
+
 # a hand deletion is a change too
 rm "$ws/c"
 h undo 2>"$TG_TMP/err" >/dev/null && fail "undo after a hand deletion was not refused"
