@@ -85,4 +85,13 @@ for shell in bash zsh; do
 	d=$(diff "$TG_TMP/help.opts" "$TG_TMP/$shell.opts" | grep '^[<>]' | tr '\n' ' ') || true
 	[ -z "$d" ] || fail "$shell completion vs --help (< only in help, > only in completion): $d"
 done
+# ... and the subcommands that --help lists.
+sed -n '/^Subcommands:/,/^$/p' "$TG_TMP/help.main" | sed -n 's/^  \([a-z][a-z]*\).*/\1/p' | sort -u >"$TG_TMP/help.subs"
+# shellcheck disable=SC2154,SC2086  # set by txguard.bash; a word list
+printf '%s\n' $_txguard_subcmds | sort -u >"$TG_TMP/bash.subs"
+sed -n "/^subcmds=(/,/^)/s/^  '\([a-z]*\):.*/\1/p" "$COMP/_txguard" | sort -u >"$TG_TMP/zsh.subs"
+for shell in bash zsh; do
+	d=$(diff "$TG_TMP/help.subs" "$TG_TMP/$shell.subs" | grep '^[<>]' | tr '\n' ' ') || true
+	[ -z "$d" ] || fail "$shell completion's subcommands vs --help: $d"
+done
 echo "completions: ok ($(wc -l <"$TG_TMP/help.opts") long options)"
