@@ -44,4 +44,11 @@ missing=$(comm -23 "$TG_TMP/help.opts" "$TG_TMP/man.opts")
 extra=$(comm -13 "$TG_TMP/help.opts" "$TG_TMP/man.opts")
 [ -z "$missing" ] || fail "in --help but not in txguard.1: $(echo "$missing" | tr "\n" " ")"
 [ -z "$extra" ] || fail "in txguard.1 but in no --help: $(echo "$extra" | tr "\n" " ")"
-echo "manpage: $(wc -l <"$TG_TMP/help.opts") long options agree"
+# Every subcommand --help lists has its entry under COMMANDS.
+awk '/^\.SH COMMANDS/{on=1; next} /^\.SH/{on=0} on' "$DOCS/txguard.1" >"$TG_TMP/commands.roff"
+sed -n '/^Subcommands:/,/^$/p' "$TG_TMP/help.main" |
+	sed -n 's/^  \([a-z][a-z]*\)\( \(check\|explain\)\)\{0,1\}.*/\1\2/p' >"$TG_TMP/help.subs"
+while read -r sub; do
+	grep -q "^\.B[IR]* *\"\{0,1\}$sub\b" "$TG_TMP/commands.roff" || fail "txguard.1 COMMANDS has no entry for '$sub'"
+done <"$TG_TMP/help.subs"
+echo "manpage: $(wc -l <"$TG_TMP/help.opts") long options and $(wc -l <"$TG_TMP/help.subs") subcommands agree"
