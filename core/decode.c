@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/uio.h>
 #include <sys/xattr.h>
 
@@ -366,6 +368,26 @@ static int decode_paths(pid_t pid, const struct tg_syscall *sc, const struct raw
 	return e;
 }
 
+/* bind(AF_UNIX, "path"): the op becomes the mknod of a socket at path,
+ * resolved like the kernel's (relative to cwd, last link not followed). An
+ * abstract or unnamed address, or another family, touches no file. */
+static int decode_unix_bind(pid_t pid, struct tg_op *op)
+{
+	const struct sockaddr_un *un = (const struct sockaddr_un *)&op->addr;
+	size_t max = op->addrlen > offsetof(struct sockaddr_un, sun_path)
+	                     ? op->addrlen - offsetof(struct sockaddr_un, sun_path)
+	                     : 0;
+	if (op->addr.ss_family != AF_UNIX || max == 0 || un->sun_path[0] == '\0')
+		return TG_DECODE_SKIP;
+	if (max > sizeof(un->sun_path))
+		max = sizeof(un->sun_path);
+	_cleanup_free_ char *p = tg_strndup(un->sun_path, max);
+	if (!p)
+		return -ENOMEM;
+	op->mode = S_IFSOCK;
+	return tg_path_resolve(pid, AT_FDCWD, p, false, false, &op->path);
+}
+
 int tg_decode(pid_t pid, long nr, const uint64_t args[6], struct tg_op *op)
 {
 	return tg_decode_full(pid, nr, args, op, NULL);
@@ -405,6 +427,8 @@ int tg_decode_full(pid_t pid, long nr, const uint64_t args[6], struct tg_op *op,
 		e = decode_addr(pid, &r, op);
 		if (e != 0)
 			return e;
+		if (sc->unix_path)
+			return decode_unix_bind(pid, op);
 	}
 	e = decode_strings(pid, &r, op);
 	if (e < 0)

@@ -139,6 +139,12 @@ static const struct tg_syscall table[] = {
 	MUT(SYS_fremovexattr, "fremovexattr", TG_OP_XATTR, A(FD, X)),
 	MUT(SYS_removexattrat, "removexattrat", TG_OP_XATTR, A(D, P, AT, X), .follow = TG_FOLLOW_AT),
 
+	/* bind() of an AF_UNIX path creates a socket file: a namespace
+	 * mutation the journal must see (BPF cannot read the family, so every
+	 * bind stops; the others are let through undecided). */
+	{ .nr = SYS_bind, .name = "bind", .kind = TG_OP_MKNOD, .trap = TG_TRAP_ALWAYS,
+	  A(FD, TG_A_ADDR, TG_A_ADDRLEN), .writes = true, .unix_path = true },
+
 	/* Network: only when the policy polices it. sendto without an
 	 * address goes to the peer connect() already vetted. */
 	{ .nr = SYS_connect, .name = "connect", .kind = TG_OP_CONNECT, .trap = TG_TRAP_NET,

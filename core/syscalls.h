@@ -85,6 +85,7 @@ struct tg_syscall {
 	uint8_t follow;                   /* enum tg_follow for `path` */
 	bool writes;                      /* the call mutates the filesystem */
 	bool null_path_is_fd;             /* utimensat(fd, NULL, ...) acts on fd */
+	bool unix_path;                   /* bind(): an AF_UNIX address creates a file */
 };
 
 /* The whole table and its length. */

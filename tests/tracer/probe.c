@@ -32,6 +32,7 @@
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/uio.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <utime.h>
@@ -212,6 +213,14 @@ static long sys_sendmsg(void)
 	return syscall(SYS_sendmsg, fd, &m, 0);
 }
 
+static long sys_bind_unix(void)
+{
+	struct sockaddr_un un = { .sun_family = AF_UNIX };
+	snprintf(un.sun_path, sizeof(un.sun_path), "%s", arg(0));
+	long fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	return syscall(SYS_bind, fd, &un, sizeof(un));
+}
+
 /* Read-only work that must never stop the tracee. */
 static long sys_readonly(void)
 {
@@ -303,7 +312,7 @@ static const struct {
 	{ "setxattrat", sys_setxattrat }, { "removexattrat", sys_removexattrat },
 	{ "execve", sys_execve }, { "execveat", sys_execveat }, { "execveat-memfd", sys_execveat_memfd },
 	{ "connect", sys_connect }, { "sendto", sys_sendto }, { "sendmsg", sys_sendmsg },
-	{ "readonly", sys_readonly }, { "io_uring_setup", sys_io_uring_setup }, { "ptrace", sys_ptrace },
+	{ "bind-unix", sys_bind_unix }, { "readonly", sys_readonly }, { "io_uring_setup", sys_io_uring_setup }, { "ptrace", sys_ptrace },
 	{ "process_vm_writev", sys_process_vm_writev }, { "mount", sys_mount }, { "umount2", sys_umount2 },
 	{ "bpf", sys_bpf }, { "userfaultfd", sys_userfaultfd }, { "perf_event_open", sys_perf_event_open },
 	{ "kexec_load", sys_kexec_load }, { "init_module", sys_init_module }, { "swapon", sys_swapon },

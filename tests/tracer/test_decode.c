@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -270,4 +271,24 @@ Test(decode, openat2_beneath_resolves_under_dirfd)
 	tg_op_clear(&op);
 	close(dfd);
 	rmdir(dir);
+}
+
+Test(decode, unix_bind_creates_a_socket_file)
+{
+	struct tg_op op;
+	struct sockaddr_un un = { .sun_family = AF_UNIX, .sun_path = "sock" };
+	_cleanup_free_ char *want = in_cwd("sock");
+	cr_assert_eq(dec(SYS_bind, 3, U(&un), sizeof(un), 0, 0, &op), 0);
+	cr_assert_eq(op.kind, TG_OP_MKNOD);
+	cr_assert_eq(op.mode, S_IFSOCK);
+	cr_assert_str_eq(op.path, want);
+	cr_assert(op.writes);
+	tg_op_clear(&op);
+	/* Abstract names and other families touch no file. */
+	un.sun_path[0] = '\0';
+	cr_assert_eq(dec(SYS_bind, 3, U(&un), sizeof(un), 0, 0, &op), TG_DECODE_SKIP);
+	tg_op_clear(&op);
+	struct sockaddr_in in = { .sin_family = AF_INET };
+	cr_assert_eq(dec(SYS_bind, 3, U(&in), sizeof(in), 0, 0, &op), TG_DECODE_SKIP);
+	tg_op_clear(&op);
 }

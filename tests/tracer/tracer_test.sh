@@ -346,6 +346,9 @@ t_trapped() {
 	log_has "^op symlink .* path=$W/s3 .* target=some/target"
 	drv -- "$PROBE" execveat-memfd /bin/true >/dev/null
 	log_has "^op execveat kind=exec .* path=/memfd:probe"
+	drv -- "$PROBE" bind-unix sk >/dev/null
+	assert_eq "bind" 0 "$RC"
+	log_has "^op bind kind=mknod .* path=$W/sk .*mode=0140000 writes=1"
 	# fchmodat2 (6.6+) and xattrs (tmpfs user.* since 6.6) depend on the kernel.
 	drv -- "$PROBE" fchmodat2 . a >/dev/null
 	[ "$RC" = 38 ] || log_has "^op fchmodat2 "
