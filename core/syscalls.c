@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 #include <linux/fs.h>
+#include <linux/fsverity.h>
 #include <linux/sched.h>
 #include <linux/seccomp.h>
 #include <string.h>
@@ -190,10 +191,12 @@ static const struct tg_syscall table[] = {
 	DENY(SYS_perf_event_open, "perf_event_open", EPERM),
 	/* chattr needs no write access (owner or CAP_LINUX_IMMUTABLE): an
 	 * immutable or append-only flag set inside a transaction must be seen.
+	 * fs-verity also needs only a read-only fd and freezes the content.
 	 * This row comes before the TIOCSTI one so lookups by nr find it. */
 	{ .nr = SYS_ioctl, .name = "ioctl", .kind = TG_OP_SYSCALL, .trap = TG_TRAP_IF,
 	  .cond = { { 1, TG_CMP_MASKED_EQ, 0xffffffffu, FS_IOC_SETFLAGS },
-	            { 1, TG_CMP_MASKED_EQ, 0xffffffffu, FS_IOC_FSSETXATTR } }, .ncond = 2,
+	            { 1, TG_CMP_MASKED_EQ, 0xffffffffu, FS_IOC_FSSETXATTR },
+	            { 1, TG_CMP_MASKED_EQ, 0xffffffffu, FS_IOC_ENABLE_VERITY } }, .ncond = 3,
 	  A(FD), .writes = true },
 	/* The cmd argument is an unsigned int: compare the low 32 bits only,
 	 * or garbage in the upper half would walk past the rule. */
