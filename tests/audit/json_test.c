@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "json.h"
+#include "json_check.h"
 #include "util.h"
 
 static struct tg_json *j;
@@ -322,4 +323,36 @@ Test(json, large_value_spills_to_fd)
 	cr_assert_str_eq(head, "[\"");
 	cr_assert_str_eq(tail, "\"]\n");
 	fclose(f);
+}
+
+/* Every string of up to 3 bytes from an alphabet that reaches every UTF-8
+ * branch (lead bytes of each length and their edge continuation bytes,
+ * controls, quote, backslash): the exact bytes always come back. */
+Test(json, exhaustive_short_strings_round_trip)
+{
+	static const unsigned char alpha[] = { 0x01, 0x1f, '"', '\\', 'a', 0x7f, 0x80, 0x8f, 0x90,
+	                                       0x9f, 0xa0, 0xbf, 0xc0, 0xc2, 0xdf, 0xe0, 0xed,
+	                                       0xef, 0xf0, 0xf4, 0xf5, 0xff };
+	const size_t k = sizeof(alpha);
+	size_t checked = 0;
+	for (size_t len = 0; len <= 3; len++) {
+		size_t total = 1;
+		for (size_t i = 0; i < len; i++)
+			total *= k;
+		for (size_t idx = 0; idx < total; idx++) {
+			char in[4] = { 0 };
+			for (size_t i = 0, x = idx; i < len; i++, x /= k)
+				in[i] = (char)alpha[x % k];
+			struct tg_json *w = tg_json_new_buffer();
+			tg_json_begin_object(w);
+			tg_json_kv_str(w, "s", in);
+			tg_json_end_object(w);
+			cr_assert(json_check_kv(tg_json_buffer(w, NULL), in, len),
+			          "bad output for %zu bytes %02x %02x %02x: %s", len, (unsigned char)in[0],
+			          (unsigned char)in[1], (unsigned char)in[2], tg_json_buffer(w, NULL));
+			tg_json_free(w);
+			checked++;
+		}
+	}
+	cr_assert_eq(checked, 1 + 22 + 22 * 22 + 22 * 22 * 22);
 }
