@@ -95,6 +95,14 @@ int tg_journal_meta(struct tg_journal *j, const char *rel, const struct stat *st
 int tg_journal_remove(struct tg_journal *j, const char *rel, const struct stat *st);
 int tg_journal_renamed(struct tg_journal *j, const char *from, const char *to,
                        const struct stat *src, bool exchange);
+/* When records reach the disk. FULL: each record is fdatasync'd before
+ * the call it protects runs (survives a power cut). BATCH: at most one
+ * fdatasync per 20 ms (survives a killed txguard; a power cut may lose the
+ * last records, and with them the undo of the calls they protected). */
+enum tg_sync_mode { TG_SYNC_FULL = 0, TG_SYNC_BATCH };
+void tg_journal_set_sync(struct tg_journal *j, enum tg_sync_mode mode);
+int tg_journal_sync(struct tg_journal *j);
+
 /* What the last CREATED made (dev, ino), or ino 0 when it does not exist. */
 int tg_journal_born(struct tg_journal *j, uint64_t ref, uint64_t dev, uint64_t ino);
 uint64_t tg_journal_last_seq(const struct tg_journal *j);

@@ -19,6 +19,8 @@ struct tg_journal {
 	bool no_reflink;           /* FICLONE failed once: the filesystem cannot */
 	bool no_stash;             /* linkat into the stash gave EXDEV */
 	bool broken;               /* a torn append could not be cut off */
+	enum tg_sync_mode sync;
+	uint64_t last_sync;
 };
 
 void tg_jmeta_from_stat(struct tg_jmeta *m, const struct stat *st);

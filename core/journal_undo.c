@@ -496,12 +496,10 @@ static void final_pass(struct undo *u)
 	}
 }
 
-static bool is_born(const struct undo *u, uint64_t dev, uint64_t ino)
+static int cmp_u64(const void *a, const void *b)
 {
-	for (size_t i = 0; i < u->n; i++)
-		if (u->v[i].kind == TG_JREC_CREATED && u->v[i].meta.ino == ino && u->v[i].meta.dev == dev)
-			return true;
-	return false;
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
 }
 
 /* Every kept-alive inode that existed before the run must be back in the
@@ -509,6 +507,14 @@ static bool is_born(const struct undo *u, uint64_t dev, uint64_t ino)
  * restore that could not put one back keeps the journal. */
 static int check_stash(struct undo *u)
 {
+	size_t nb = 0;
+	_cleanup_free_ uint64_t *born = malloc((u->n + 1) * sizeof(*born));
+	if (!born)
+		return -ENOMEM;
+	for (size_t i = 0; i < u->n; i++)
+		if (u->v[i].kind == TG_JREC_CREATED && u->v[i].meta.ino)
+			born[nb++] = u->v[i].meta.ino;
+	qsort(born, nb, sizeof(*born), cmp_u64);
 	for (size_t i = 0; i < u->n; i++) {
 		const struct tg_jrec *r = &u->v[i];
 		char name[32];
@@ -517,7 +523,7 @@ static int check_stash(struct undo *u)
 			continue;
 		stash_name(name, r->seq);
 		if (fstatat(u->j->stashfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || st.st_nlink > 1 ||
-		    is_born(u, r->meta.dev, r->meta.ino))
+		    bsearch(&r->meta.ino, born, nb, sizeof(*born), cmp_u64))
 			continue;
 		return -EEXIST;
 	}
@@ -536,6 +542,9 @@ static void walk(struct undo *u, uint64_t done_from, void (*progress)(void *, si
 		u->unsafe = false;
 		int e = undo_one(u, r);
 		u->in_flight = false;
+		if (e < 0 && getenv("TG_JOURNAL_DEBUG"))
+			fprintf(stderr, "txguard journal: undo %llu (%s %s): %s\n", (unsigned long long)r->seq,
+			        tg_jrec_kind_name(r->kind), r->path, strerror(-e));
 		fail(u, e);
 		bool sync = u->unsafe || ++since >= TG_CHECKPOINT_EVERY;
 		fail(u, progress_write(u, r->seq, sync));

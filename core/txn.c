@@ -81,6 +81,67 @@ static int idset_add(struct idset *s, uint64_t dev, uint64_t ino)
 	return idset_put_raw(s, dev, ino);
 }
 
+/* ---- a set of strings (paths) ---- */
+
+struct strset {
+	char **k;
+	size_t cap, n;
+};
+
+static uint64_t fnv1a(const char *s);
+
+static bool strset_has(const struct strset *s, const char *key)
+{
+	if (!s->cap)
+		return false;
+	for (size_t i = (size_t)fnv1a(key) & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
+		if (!s->k[i])
+			return false;
+		if (!strcmp(s->k[i], key))
+			return true;
+	}
+}
+
+static void strset_put_raw(struct strset *s, char *key)
+{
+	for (size_t i = (size_t)fnv1a(key) & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
+		if (!s->k[i]) {
+			s->k[i] = key;
+			s->n++;
+			return;
+		}
+	}
+}
+
+static int strset_add(struct strset *s, const char *key)
+{
+	if (strset_has(s, key))
+		return 0;
+	if ((s->n + 1) * 2 > s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 64;
+		struct strset ns = { calloc(cap, sizeof(char *)), cap, 0 };
+		if (!ns.k)
+			return -ENOMEM;
+		for (size_t i = 0; i < s->cap; i++)
+			if (s->k[i])
+				strset_put_raw(&ns, s->k[i]);
+		free(s->k);
+		*s = ns;
+	}
+	char *k = tg_strdup(key);
+	if (!k)
+		return -ENOMEM;
+	strset_put_raw(s, k);
+	return 0;
+}
+
+static void strset_free(struct strset *s)
+{
+	for (size_t i = 0; i < s->cap; i++)
+		free(s->k[i]);
+	free(s->k);
+}
+
 /* ---- the transaction ---- */
 
 struct tg_txn {
@@ -92,6 +153,8 @@ struct tg_txn {
 	struct idset content;    /* content (and metadata) already saved */
 	struct idset meta;       /* metadata already saved */
 	struct idset born;       /* created by this transaction: nothing to save */
+	struct strset vacated;   /* names a restore must be able to put back */
+	struct idset pinned;     /* born, but an exchange's undo needs them in place */
 	uint64_t pending_seq;    /* CREATED record whose object is not known yet */
 	char *pending_rel;
 	bool pending_link;       /* ... made by link(): a new name, not a new inode */
@@ -290,11 +353,21 @@ void tg_txn_free(struct tg_txn *t)
 	free(t->content.k);
 	free(t->meta.k);
 	free(t->born.k);
+	free(t->pinned.k);
+	strset_free(&t->vacated);
 	free(t->pending_rel);
 	free(t->workspace);
 	free(t->state_dir);
 	free(t);
 	errno = saved;
+}
+
+static enum tg_sync_mode sync_mode(const struct tg_txn_opts *opts)
+{
+	const char *env = getenv("TXGUARD_JOURNAL_SYNC");
+	if (opts->batch_sync || (env && !strcmp(env, "batch")))
+		return TG_SYNC_BATCH;
+	return TG_SYNC_FULL;
 }
 
 int tg_txn_open(struct tg_txn **out, const struct tg_txn_opts *opts)
@@ -322,6 +395,8 @@ int tg_txn_open(struct tg_txn **out, const struct tg_txn_opts *opts)
 		e = recover_locked(t->state_dir, NULL);
 	if (!e)
 		e = tg_journal_create(t->state_dir, t->workspace, opts->command, opts->join_id, &t->j);
+	if (!e)
+		tg_journal_set_sync(t->j, sync_mode(opts));
 	if (e < 0) {
 		tg_txn_free(t);
 		return e;
@@ -351,17 +426,17 @@ static const char *rel_of(const struct tg_txn *t, const char *abs)
 	return abs[n] == '/' ? abs + n + 1 : abs + n;
 }
 
-/* The object the last CREATED record made is now known (or never came). */
+/* The object the last creation made is now known (or never came). */
 static int settle(struct tg_txn *t)
 {
-	if (!t->pending_seq)
+	if (!t->pending_rel)
 		return 0;
 	struct stat st;
 	int e = 0;
 	if (tg_journal_lstat(t->j, t->pending_rel, &st) == 0) {
 		if (!t->pending_link)
 			e = idset_add(&t->born, st.st_dev, st.st_ino);
-		if (!e)
+		if (!e && t->pending_seq)
 			e = tg_journal_born(t->j, t->pending_seq, st.st_dev, st.st_ino);
 	}
 	t->pending_seq = 0;
@@ -392,19 +467,44 @@ static int save_parent(struct tg_txn *t, const char *rel)
 	return save_meta(t, parent, &st, true);
 }
 
+/* Inside a directory this run created, a new name needs no record: the
+ * restore removes that directory with everything in it (what was moved in
+ * from outside is moved back out first, by its own RENAMED record) —
+ * unless the name was vacated earlier (moved away, removed): the restore
+ * must then find it free to put the old object back. */
+static bool skip_created(struct tg_txn *t, const char *rel)
+{
+	_cleanup_free_ char *parent = tg_fs_dirname(rel);
+	struct stat st;
+	return parent && parent[0] && tg_journal_lstat(t->j, parent, &st) == 0 && idset_has(&t->born, &st) &&
+	       !strset_has(&t->vacated, rel);
+}
+
 static int save_created(struct tg_txn *t, const char *rel, bool link)
 {
 	t->pending_link = link;
-	int e = save_parent(t, rel);
-	if (!e)
-		e = tg_journal_created(t->j, rel);
-	if (e < 0)
-		return e;
+	t->pending_seq = 0;
+	int e = 0;
+	if (!skip_created(t, rel)) {
+		e = save_parent(t, rel);
+		if (!e)
+			e = tg_journal_created(t->j, rel);
+		if (e < 0)
+			return e;
+		t->pending_seq = tg_journal_last_seq(t->j);
+	}
 	t->pending_rel = tg_strdup(rel);
-	if (!t->pending_rel)
-		return -ENOMEM;
-	t->pending_seq = tg_journal_last_seq(t->j);
-	return 0;
+	return t->pending_rel ? 0 : -ENOMEM;
+}
+
+/* Keep what is about to lose a name; a file this run created has nothing
+ * to give back. */
+static int save_removal(struct tg_txn *t, const char *rel, const struct stat *st)
+{
+	if (!S_ISDIR(st->st_mode) && idset_has(&t->born, st) && !idset_has(&t->pinned, st))
+		return 0;
+	int e = tg_journal_remove(t->j, rel, st);
+	return e ? e : strset_add(&t->vacated, rel);
 }
 
 static int save_content(struct tg_txn *t, const char *rel, const struct stat *st)
@@ -441,7 +541,7 @@ static int before_remove(struct tg_txn *t, const char *rel, bool dir)
 	if (!rel[0] || S_ISDIR(st.st_mode) != dir)
 		return 0; /* EISDIR / ENOTDIR / EBUSY: nothing changes */
 	e = save_parent(t, rel);
-	return e ? e : tg_journal_remove(t->j, rel, &st);
+	return e ? e : save_removal(t, rel, &st);
 }
 
 static bool dir_is_empty(struct tg_txn *t, const char *rel)
@@ -514,9 +614,19 @@ static int before_rename(struct tg_txn *t, const struct tg_op *op)
 		e = save_meta(t, from, &src, true);
 	if (!e && de == 0 && exchange && S_ISDIR(dst.st_mode))
 		e = save_meta(t, to, &dst, true);
+	/* Swapping back needs both objects: a born one must then be kept alive
+	 * like any other when it is removed later. */
+	if (!e && exchange)
+		e = idset_add(&t->pinned, src.st_dev, src.st_ino);
+	if (!e && exchange)
+		e = idset_add(&t->pinned, dst.st_dev, dst.st_ino);
 	if (!e && de == 0 && !exchange)
-		e = tg_journal_remove(t->j, to, &dst);
-	return e ? e : tg_journal_renamed(t->j, from, to, &src, exchange);
+		e = save_removal(t, to, &dst);
+	if (!e)
+		e = tg_journal_renamed(t->j, from, to, &src, exchange);
+	if (!e)
+		e = strset_add(&t->vacated, from);
+	return e;
 }
 
 static int before_new_name(struct tg_txn *t, const char *rel, bool link)
