@@ -145,14 +145,12 @@ static bool is_multicall(const char *name)
 
 static bool program_matches(const struct tg_exec_match *e, const struct tg_op *op, char *const *argv)
 {
-	const char *names[3] = { NULL, NULL, NULL };
+	const char *names[2] = { NULL, NULL };
 	char norm[BUF];
 	if (op->path)
 		names[0] = base_name(op->path);
 	if (argv[0])
 		names[1] = base_name(argv[0]);
-	if (argv != op->argv)
-		names[2] = base_name(op->argv[0] ? op->argv[0] : "");
 	for (size_t i = 0; i < e->program.n; i++) {
 		const char *pat = e->program.v[i];
 		if (strchr(pat, '/')) {
