@@ -20,10 +20,20 @@ static void teardown(void)
 
 TestSuite(args, .init = setup, .fini = teardown);
 
+/* tg_parse_args() keeps pointers into argv (the command, ids), so the
+ * vector must outlive the call: copy it into static storage. */
+static char *argv_store[64];
+
+static int parse(struct tg_opts *o, char **v, size_t n)
+{
+	memcpy(argv_store, v, (n + 1) * sizeof(*v));
+	return tg_parse_args((int)n, argv_store, o, devnull);
+}
+
 #define PARSE(o, ...)                                                   \
 	({                                                              \
 		char *v_[] = { "txguard", __VA_ARGS__, NULL };          \
-		tg_parse_args((int)TG_ARRAY_SIZE(v_) - 1, v_, (o), devnull); \
+		parse((o), v_, TG_ARRAY_SIZE(v_) - 1);                  \
 	})
 
 Test(args, run_with_dashdash_keeps_command_flags)
