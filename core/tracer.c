@@ -691,8 +691,13 @@ static void child_main(const struct tg_tracer_opts *opts, int go_fd, int err_fd,
 	sigaction(SIGCHLD, chld, NULL);
 	sigprocmask(SIG_SETMASK, mask, NULL);
 	/* Wait until the parent has seized us: nothing may run untraced. EOF
-	 * means the parent died or gave up. */
-	if (read(go_fd, &go, 1) != 1)
+	 * means the parent died or gave up. A handler inherited from the caller
+	 * may interrupt the read. */
+	ssize_t n;
+	do
+		n = read(go_fd, &go, 1);
+	while (n < 0 && errno == EINTR);
+	if (n != 1)
 		_exit(125);
 	close(go_fd);
 	if (opts->child_setup && (r = opts->child_setup(opts->child_ud)) < 0) {

@@ -112,7 +112,7 @@ t_exit_codes() {
 	assert_eq "stdin passes through" "piped in" "$(echo 'piped in' | "$DRV" -- /bin/cat)"
 	# keep_signals_blocked: the caller's rollback cannot be cut short, and
 	# the command itself still gets SIGINT unblocked.
-	TG_DRIVER_KEEP_BLOCKED=1 drv -- /bin/sh -c 'grep "^SigBlk" /proc/$$/status' >"$TG_TMP/stdout"
+	TG_DRIVER_KEEP_BLOCKED=1 drv -- grep "^SigBlk" /proc/self/status >"$TG_TMP/stdout"
 	log_has "^after sigint=blocked"
 	assert_eq "child mask" "SigBlk:	0000000000000000" "$(cat "$TG_TMP/stdout")"
 	drv -- /bin/true
