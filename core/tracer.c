@@ -680,6 +680,20 @@ static void child_fail(int err_fd, enum child_stage stage, int err)
 	_exit(stage == STAGE_EXEC ? (err == ENOENT ? 127 : 126) : 125);
 }
 
+/* exec resets caught signals to SIG_DFL; do it now, so that a Ctrl-C
+ * between fork and exec cannot run one of the caller's handlers (a rollback!)
+ * in the child. Ignored signals stay ignored, as across exec. */
+static void reset_handlers(void)
+{
+	for (int sig = 1; sig < NSIG; sig++) {
+		struct sigaction old;
+		if (sig == SIGKILL || sig == SIGSTOP || sigaction(sig, NULL, &old) < 0)
+			continue;
+		if (old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN)
+			signal(sig, SIG_DFL);
+	}
+}
+
 static void child_main(const struct tg_tracer_opts *opts, int go_fd, int err_fd, const sigset_t *mask,
                        const struct sigaction *chld) TG_NORETURN;
 static void child_main(const struct tg_tracer_opts *opts, int go_fd, int err_fd, const sigset_t *mask,
@@ -689,6 +703,7 @@ static void child_main(const struct tg_tracer_opts *opts, int go_fd, int err_fd,
 	int r;
 
 	sigaction(SIGCHLD, chld, NULL);
+	reset_handlers();
 	sigprocmask(SIG_SETMASK, mask, NULL);
 	/* Wait until the parent has seized us: nothing may run untraced. EOF
 	 * means the parent died or gave up. A handler inherited from the caller
