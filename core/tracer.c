@@ -35,6 +35,7 @@
 #define TG_TASK_BUCKETS 1024
 #define TG_CMDLINE_MAX (64u << 20)
 #define TG_POLL_MAX_MS 1000
+#define TG_SERVICE_EVERY 16
 #define TG_PTRACE_OPTIONS                                                                          \
 	(PTRACE_O_EXITKILL | PTRACE_O_TRACESECCOMP | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |    \
 	 PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC)
@@ -602,11 +603,12 @@ static int poll_timeout_ms(const struct tracer *t)
 			next = at[i];
 	/* Every stop raises SIGCHLD, so the signalfd wakes us; the cap is
 	 * only a safety net should a notification ever be lost. */
-	if (!next || next - now > TG_POLL_MAX_MS * 1000000ull)
-		return next && next <= now ? 0 : TG_POLL_MAX_MS;
+	if (!next)
+		return TG_POLL_MAX_MS;
 	if (next <= now)
 		return 0;
-	return (int)((next - now + 999999) / 1000000);
+	uint64_t ms = (next - now + 999999) / 1000000;
+	return ms > TG_POLL_MAX_MS ? TG_POLL_MAX_MS : (int)ms;
 }
 
 /* A SIGINT typed at the terminal already went to the whole foreground
@@ -626,12 +628,14 @@ static void on_own_signal(struct tracer *t, const struct signalfd_siginfo *si)
 		signal_all(t, sig);
 }
 
-static void wait_for_something(struct tracer *t)
+/* Signals to txguard and the timers. With `block`, wait for one of them or
+ * for the next stop (SIGCHLD); without, just look. */
+static void service(struct tracer *t, bool block)
 {
 	struct pollfd p = { .fd = t->sfd, .events = POLLIN };
 	struct signalfd_siginfo si;
 
-	if (poll(&p, 1, poll_timeout_ms(t)) > 0)
+	if (!block || poll(&p, 1, poll_timeout_ms(t)) > 0)
 		while (read(t->sfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
 			on_own_signal(t, &si);
 	run_timers(t);
@@ -649,7 +653,7 @@ static void arm_grace(struct tracer *t)
 
 static int wait_loop(struct tracer *t)
 {
-	for (;;) {
+	for (unsigned long n = 1;; n++) {
 		int status;
 		pid_t pid = waitpid(-1, &status, __WALL | WNOHANG);
 		if (pid > 0) {
@@ -657,6 +661,10 @@ static int wait_loop(struct tracer *t)
 			if (t->fatal && !t->killing)
 				kill_tree(t);
 			arm_grace(t);
+			/* A busy tree may never let waitpid run dry: Ctrl-C and
+			 * --timeout must not wait for a quiet moment. */
+			if (n % TG_SERVICE_EVERY == 0)
+				service(t, false);
 			continue;
 		}
 		if (pid < 0 && errno == ECHILD)
@@ -666,7 +674,7 @@ static int wait_loop(struct tracer *t)
 			kill_tree(t);
 			return e;
 		}
-		wait_for_something(t);
+		service(t, true);
 	}
 }
 

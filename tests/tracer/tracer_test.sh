@@ -247,6 +247,13 @@ t_timeout() {
 	drv --timeout 200 --kill-after 200 -- "$TREE" ignore-term 20000
 	assert_eq "kill-after exit" 137 "$RC"
 	log_has "result end=timeout code=137"
+	# A tree that stops without pause (waitpid never runs dry) still times out.
+	: >f
+	start=$(date +%s)
+	TG_DRIVER_LOG= drv --timeout 300 -- /bin/sh -c \
+		"for i in 1 2 3 4 5 6; do '$TREE' bench-trap 100000000 f & done; wait"
+	assert_eq "busy tree timeout" 143 "$RC"
+	[ $(($(date +%s) - start)) -lt 15 ] || fail "the timeout waited for a quiet moment"
 }
 
 t_max_procs() {
