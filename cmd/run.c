@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -36,6 +37,7 @@ struct run {
 	const char *kill_reason;         /* why the tracer killed the tree on its own */
 	char **policy_files;
 	bool chdir_workspace;            /* -w given and cwd outside it: run CMD there */
+	char error[512];                 /* why setup failed, for the report */
 	bool color;
 };
 
@@ -416,38 +418,51 @@ static const char *home_dir(void)
 	return h && *h == '/' ? h : NULL;
 }
 
+/* Say why setup failed, on stderr and in the report. Returns 125. */
+static int setup_fail(struct run *r, const char *fmt, ...) TG_PRINTF(2, 3);
+static int setup_fail(struct run *r, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(r->error, sizeof(r->error), fmt, ap);
+	va_end(ap);
+	return tg_fail("%s", r->error);
+}
+
 static int setup(struct run *r, int *report_fd, int *log_fd)
 {
 	struct tg_opts *o = r->o;
+	/* The outputs first, so that every later failure is reported. */
+	if (open_output(o->report_path, o->report_fd, "report", report_fd) < 0 ||
+	    open_output(o->log_path, o->log_fd, "log", log_fd) < 0)
+		return setup_fail(r, "cannot open the report or log output (see above)");
+	if (*log_fd >= 0 && !(r->log = tg_log_open(*log_fd, o->log_level)))
+		return setup_fail(r, "cannot start the log: %s", strerror(errno));
 	int rc = tg_workspace_path(o, &r->workspace);
 	if (rc < 0)
-		return tg_fail("workspace %s: %s", o->workspace ? o->workspace : ".", strerror(-rc));
+		return setup_fail(r, "workspace %s: %s", o->workspace ? o->workspace : ".", strerror(-rc));
+	r->report.workspace = r->workspace;
 	/* `txguard -w DIR -- CMD` runs CMD in DIR, unless the current
 	 * directory already lies inside the workspace (then it stays). */
 	_cleanup_free_ char *cwd = getcwd(NULL, 0);
 	r->chdir_workspace = o->workspace && (!cwd || !tg_path_is_under(cwd, r->workspace));
 	if (home_dir() && !(r->home = tg_path_normalize(home_dir())))
-		return tg_fail("out of memory");
-	if (open_output(o->report_path, o->report_fd, "report", report_fd) < 0 ||
-	    open_output(o->log_path, o->log_fd, "log", log_fd) < 0)
-		return 125;
-	if (*log_fd >= 0 && !(r->log = tg_log_open(*log_fd, o->log_level)))
-		return tg_fail("cannot start the log: %s", strerror(errno));
+		return setup_fail(r, "out of memory");
 	if (load_policy(r) < 0)
-		return tg_fail("the policy has errors; nothing was run (check it with 'txguard policy check')");
+		return setup_fail(r, "the policy has errors; nothing was run (check it with 'txguard policy check')");
 
 	if (o->tx) {
 		rc = tg_history_tx_check(r->workspace, state_dir_opt(o), o->tx);
 		if (rc == -ENOENT)
-			return tg_fail("no transaction '%s' in %s (start one with 'txguard begin')", o->tx, r->workspace);
+			return setup_fail(r, "no transaction '%s' in %s (start one with 'txguard begin')", o->tx, r->workspace);
 		if (rc == -ESTALE)
-			return tg_fail("transaction '%s' is closed (committed or rolled back)", o->tx);
+			return setup_fail(r, "transaction '%s' is closed (committed or rolled back)", o->tx);
 		if (rc < 0)
-			return tg_fail("transaction '%s': %s", o->tx, strerror(-rc));
+			return setup_fail(r, "transaction '%s': %s", o->tx, strerror(-rc));
 	}
 	_cleanup_free_ char *cmdline = join_argv(o->argv);
 	if (!cmdline)
-		return tg_fail("out of memory");
+		return setup_fail(r, "out of memory");
 	struct tg_txn_opts topts = {
 		.workspace = r->workspace,
 		.state_dir = state_dir_opt(o),
@@ -457,9 +472,9 @@ static int setup(struct run *r, int *report_fd, int *log_fd)
 	};
 	rc = tg_txn_open(&r->txn, &topts);
 	if (rc == -EBUSY)
-		return tg_fail("workspace %s is busy: another txguard runs a transaction on it (--lock wait waits)", r->workspace);
+		return setup_fail(r, "workspace %s is busy: another txguard runs a transaction on it (--lock wait waits)", r->workspace);
 	if (rc < 0)
-		return tg_fail("cannot open the journal for %s: %s", r->workspace, strerror(-rc));
+		return setup_fail(r, "cannot open the journal for %s: %s", r->workspace, strerror(-rc));
 
 	struct tg_policy_ctx ctx = {
 		.workspace = r->workspace,
@@ -468,7 +483,7 @@ static int setup(struct run *r, int *report_fd, int *log_fd)
 	};
 	tg_policy_set_ctx(r->policy, &ctx);
 	if (filter_environment(o) < 0)
-		return tg_fail("out of memory");
+		return setup_fail(r, "out of memory");
 	return 0;
 }
 
@@ -516,7 +531,7 @@ int tg_cmd_run(struct tg_opts *o)
 
 	int rc = setup(&r, &report_fd, &log_fd);
 	if (rc != 0) {
-		report_setup_failure(&r, report_fd, "setup failed; see stderr");
+		report_setup_failure(&r, report_fd, r.error[0] ? r.error : "setup failed");
 		goto out;
 	}
 	r.report.workspace = r.workspace;

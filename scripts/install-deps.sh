@@ -13,6 +13,6 @@ apt-get install -y -qq --no-install-recommends \
 	meson ninja-build pkg-config gcc clang libc6-dev \
 	libseccomp-dev libyaml-dev libzstd-dev libarchive-dev libcriterion-dev \
 	zstd tar git make sed perl python3 python3-jsonschema \
-	attr util-linux procps busybox man-db groff-base \
+	attr util-linux procps busybox man-db groff-base zsh diffutils \
 	>/dev/null
 echo "install-deps: done"
