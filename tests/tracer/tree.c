@@ -156,11 +156,14 @@ static int count_int(long ms)
 static char race_buf[2][16] = { "aaaaaaaa", "aaaaaaaa" };
 static atomic_int racing = 1;
 
+/* Writes through volatile: without it a compiler may keep the flips in a
+ * register (no other thread may legally look) and the race never happens. */
 static void *flipper(void *arg)
 {
+	volatile char *b = race_buf[1];
 	while (atomic_load(&racing))
 		for (int i = 0; i < 8; i++)
-			race_buf[1][i] = race_buf[1][i] == 'a' ? 'b' : 'a';
+			b[i] = b[i] == 'a' ? 'b' : 'a';
 	return NULL;
 }
 
@@ -189,8 +192,12 @@ static char path_buf[16] = "/bin/true";
 
 static void *path_flipper(void *arg)
 {
-	for (unsigned long i = 0; atomic_load(&racing); i++)
-		memcpy(path_buf, i & 1 ? "/bin/echo" : "/bin/true", 10);
+	volatile char *b = path_buf;
+	for (unsigned long i = 0; atomic_load(&racing); i++) {
+		const char *src = i & 1 ? "/bin/echo" : "/bin/true";
+		for (int k = 0; k < 10; k++)
+			b[k] = src[k];
+	}
 	return NULL;
 }
 
