@@ -99,7 +99,8 @@ static void print_xattrs(int pfd, const char *name, const struct stat *st)
 	for (ssize_t i = 0; n > 0 && i < n && cnt < 256; i += (ssize_t)strlen(list + i) + 1)
 		if (!strncmp(list + i, "user.", 5))
 			names[cnt++] = list + i;
-	qsort(names, (size_t)cnt, sizeof(*names), cmp_name);
+	if (cnt)
+		qsort(names, (size_t)cnt, sizeof(*names), cmp_name);
 	for (int i = 0; i < cnt; i++) {
 		char val[65536];
 		ssize_t vl = getxattr(proc, names[i], val, sizeof(val));
@@ -169,7 +170,8 @@ static void walk(int dfd, const char *prefix)
 		}
 		names[n++] = strdup(de->d_name);
 	}
-	qsort(names, n, sizeof(*names), cmp_name);
+	if (n)
+		qsort(names, n, sizeof(*names), cmp_name);
 	for (size_t i = 0; i < n; i++) {
 		size_t pl = strlen(prefix) + strlen(names[i]) + 2;
 		char *path = malloc(pl);
