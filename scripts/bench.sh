@@ -5,7 +5,7 @@
 #   NAME: build | forkexec | trapcost | txn | rmrf | bigfile | reflink | memory
 #         (journal = txn,rmrf,bigfile,reflink,memory)
 #   --quick   smaller workloads, fewer repetitions (~3 minutes)
-#   --reps N  repetitions of each timed variant (default 5, quick 2)
+#   --reps N  repetitions of each timed variant (default 3, quick 2; the quick build: 1)
 #
 # Environment:
 #   TXGUARD       the binary (default: build/cmd/txguard of this tree)
@@ -41,9 +41,9 @@ want() { case ",$ONLY," in *,"$1",*) return 0 ;; esac; return 1; }
 if [ "$QUICK" = 1 ]; then
 	REPS=${REPS:-2}
 	TREE_FILES=10000 TREE_BYTES=$((150 * 1000 * 1000))
-	RM_FILES=5000 BIG_MIB=128 LOOP_N=300 TRAP_N=5000
+	RM_FILES=3000 BIG_MIB=128 LOOP_N=300 TRAP_N=3000
 else
-	REPS=${REPS:-5}
+	REPS=${REPS:-3}
 	TREE_FILES=100000 TREE_BYTES=$((1500 * 1000 * 1000))
 	RM_FILES=30000 BIG_MIB=1024 LOOP_N=2000 TRAP_N=20000
 fi
@@ -169,6 +169,8 @@ section_build() {
 	say "== build: zlib configure && make -j2 && make test"
 	"$HERE/bench/fetch-zlib.sh" "$BENCH_CACHE" || die "could not fetch zlib's source"
 	if [ "$QUICK" = 1 ]; then
+		# One round: the build is the slowest workload here.
+		local REPS=1
 		bench_variants build build_prep build_run $(variants strace-mut)
 	else
 		bench_variants build build_prep build_run $(variants strace-full strace-opens strace-mut)
@@ -461,7 +463,9 @@ main() {
 	local s
 	for s in build forkexec trapcost txn rmrf bigfile reflink memory; do
 		want "$s" || continue
+		local t0=$SECONDS
 		"section_$s"
+		say "   ($s: $((SECONDS - t0)) s)"
 		cd "$RUN" || exit 1
 	done
 	echo
