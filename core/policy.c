@@ -204,6 +204,16 @@ static void expand_list(const struct tg_strlist *in, struct tg_strlist *out, con
 	}
 }
 
+/* $HOME may be "/home/dev/" or relative: patterns and comparisons need the
+ * normalised absolute form, and a relative one is no use at all. */
+static char *norm_dup(const char *s)
+{
+	char buf[PATH_MAX];
+	if (!s || tg_normpath(s, buf, sizeof(buf)) < 0)
+		return NULL;
+	return tg_strdup(buf);
+}
+
 void tg_policy_set_ctx(struct tg_policy *p, const struct tg_policy_ctx *ctx)
 {
 	if (!p || !ctx)
@@ -211,9 +221,9 @@ void tg_policy_set_ctx(struct tg_policy *p, const struct tg_policy_ctx *ctx)
 	free(p->workspace);
 	free(p->home);
 	free(p->state_dir);
-	p->workspace = ctx->workspace ? tg_strdup(ctx->workspace) : NULL;
-	p->home = ctx->home ? tg_strdup(ctx->home) : NULL;
-	p->state_dir = ctx->state_dir ? tg_strdup(ctx->state_dir) : NULL;
+	p->workspace = norm_dup(ctx->workspace);
+	p->home = norm_dup(ctx->home);
+	p->state_dir = norm_dup(ctx->state_dir);
 	struct tg_strlist w = { 0 };
 	for (size_t i = 0; tg_policy_builtin_writable[i]; i++)
 		tg_strlist_push(&w, tg_policy_builtin_writable[i]);

@@ -593,3 +593,17 @@ Test(policy, missing_program_is_left_to_the_kernel, .init = setup_default, .fini
 	tg_policy_decide(dflt, &op, &v);
 	cr_expect_eq(v.action, TG_ACT_KILL);
 }
+
+Test(policy, context_is_normalised)
+{
+	struct tg_policy *p = load_yaml("paths: {writable: [~/.cache]}\n");
+	struct tg_policy_ctx ctx = { "/home/dev//project/", "/home/dev/", STATE "/" };
+	tg_policy_set_ctx(p, &ctx);
+	struct tg_op op = { .kind = TG_OP_UNLINK, .path = "/home/dev/.cache/x" };
+	expect_op(p, &op, TG_ACT_ALLOW, 0, NULL, "cache under a home with a trailing slash");
+	struct tg_op op2 = { .kind = TG_OP_UNLINK, .path = WS "/x" };
+	expect_op(p, &op2, TG_ACT_ALLOW, 0, NULL, "workspace with doubled slash");
+	struct tg_op op3 = { .kind = TG_OP_UNLINK, .path = STATE "/j" };
+	expect_op(p, &op3, TG_ACT_DENY, EACCES, "state-dir", "state dir with trailing slash");
+	tg_policy_free(p);
+}
