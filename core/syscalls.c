@@ -203,6 +203,14 @@ static const struct tg_syscall table[] = {
 	{ .nr = SYS_ioctl, .name = "ioctl", .kind = TG_OP_SYSCALL, .trap = TG_DENY_IF, .err = EPERM,
 	  .cond = { { 1, TG_CMP_MASKED_EQ, 0xffffffffu, TIOCSTI },
 	            { 1, TG_CMP_MASKED_EQ, 0xffffffffu, TIOCLINUX } }, .ncond = 2 },
+	/* kill(-1, sig) signals every process the caller may signal: as root
+	 * in CI that is the whole machine, txguard included. */
+	{ .nr = SYS_kill, .name = "kill", .kind = TG_OP_SYSCALL, .trap = TG_DENY_IF, .err = EPERM,
+	  .cond = { { 0, TG_CMP_MASKED_EQ, 0xffffffffu, 0xffffffffu } }, .ncond = 1 },
+	/* The clock and process accounting are the machine's, not the workspace's. */
+	DENY(SYS_settimeofday, "settimeofday", EPERM),
+	DENY(SYS_clock_settime, "clock_settime", EPERM),
+	DENY(SYS_acct, "acct", EPERM),
 	/* clone3 keeps its flags in memory; ENOSYS makes libc fall back to
 	 * clone, whose CLONE_UNTRACED BPF can see. */
 	DENY(SYS_clone3, "clone3", ENOSYS),

@@ -487,14 +487,17 @@ static bool strv_equal_at(char *const *real, size_t at, char *const *want, size_
 /* The kernel ran the vetted file itself with the vetted argv, or an
  * interpreter got [interp, (arg), filename, (argv0 with binfmt_misc P),
  * argv[1]...]: argv[1...] and the filename must be exactly what was vetted. */
-static bool exec_matches(const struct vetted *v, char *const *real, const struct stat *exe)
+static bool exec_matches(const struct vetted *v, char *const *real, const struct stat *exe,
+                         bool *interpreted)
 {
 	size_t vn, rn;
 
+	*interpreted = false;
 	if (!v || !real)
 		return false;
 	if (exe && v->ino && exe->st_ino == v->ino && exe->st_dev == v->dev)
 		return strv_equal_at(real, 0, v->argv, 0);
+	*interpreted = true;
 	vn = tg_strv_len(v->argv);
 	rn = tg_strv_len(real);
 	if (rn < vn + 1 || !strv_equal_at(real, rn - vn + 1, v->argv, 1))
@@ -503,6 +506,35 @@ static bool exec_matches(const struct vetted *v, char *const *real, const struct
 		return true;
 	return rn >= vn + 2 && strcmp(real[rn - vn], v->argv[0]) == 0 &&
 	       strcmp(real[rn - vn - 1], v->filename) == 0;
+}
+
+/* Ask the policy about the interpreter the kernel ran for a vetted script.
+ * Returns false when the tree is being killed. */
+static bool judge_interpreter(struct tracer *t, pid_t pid, const char *exe, char **argv)
+{
+	struct tg_decision dec = { .kind = TG_DEC_ALLOW };
+	struct tg_op op = {
+		.kind = TG_OP_EXEC,
+		.nr = SYS_execve,
+		.name = "execve(interpreter)",
+		.pid = pid,
+		.path = (char *)exe,
+		.follow = true,
+		.argv = argv,
+		.argc = tg_strv_len(argv),
+	};
+
+	if (!exe) {
+		tracer_kill(t, pid, "cannot read the interpreter of a script (/proc/PID/exe)");
+		return false;
+	}
+	if (t->hooks && t->hooks->on_op)
+		t->hooks->on_op(t->hooks->ud, &op, &dec);
+	if (dec.kind == TG_DEC_ALLOW)
+		return true;
+	force_end(t, TG_END_POLICY_KILL);
+	kill_tree(t);
+	return false;
 }
 
 /* sudo's intercept check: what really runs must be what the policy saw at
@@ -516,7 +548,7 @@ static void on_exec_ev(struct tracer *t, pid_t pid, int status)
 	struct stat st;
 	char path[64];
 	size_t len = 0;
-	bool ok;
+	bool ok, interpreted;
 
 	(void)ptrace(PTRACE_GETEVENTMSG, pid, 0L, &former);
 	struct task *k = exec_takeover(t, pid, (pid_t)former);
@@ -526,13 +558,20 @@ static void on_exec_ev(struct tracer *t, pid_t pid, int status)
 	if (tg_read_file(path, &buf, &len, TG_CMDLINE_MAX) == 0)
 		argv = split_cmdline(buf, len);
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
-	ok = exec_matches(vetted, argv, stat(path, &st) == 0 ? &st : NULL);
+	ok = exec_matches(vetted, argv, stat(path, &st) == 0 ? &st : NULL, &interpreted);
 	vetted_free(vetted);
 	if (!ok) {
 		tracer_kill(t, pid, "argv changed between check and exec");
 		return;
 	}
 	exe = read_link(path);
+	/* A #! or binfmt_misc interpreter runs without an execve of its own:
+	 * the policy must judge it too, or a script whose interpreter is
+	 * denied (or a filename swapped to a denied program that then
+	 * passes as "the interpreter") would run unvetted. Too late to fail
+	 * the exec, so anything but allow kills the tree. */
+	if (interpreted && !judge_interpreter(t, pid, exe, argv))
+		return;
 	if (t->hooks && t->hooks->on_exec)
 		t->hooks->on_exec(t->hooks->ud, pid, exe ? exe : "", argv);
 	resume(pid, 0);
