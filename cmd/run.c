@@ -18,6 +18,7 @@
 #include "audit.h"
 #include "cli.h"
 #include "config.h"
+#include "filter.h"
 #include "history.h"
 #include "landlock.h"
 #include "path.h"
@@ -518,6 +519,18 @@ static const char *setup_hint(int err)
 	}
 }
 
+static void unblock_signals(void)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGQUIT);
+	sigaddset(&set, SIGCHLD);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+}
+
 int tg_cmd_run(struct tg_opts *o)
 {
 	struct run r = { .o = o, .color = want_color(o) };
@@ -539,7 +552,10 @@ int tg_cmd_run(struct tg_opts *o)
 
 	struct tg_policy_filter_info fi;
 	tg_policy_filter_info(r.policy, &fi);
+	/* Signals stay blocked past the run so that a Ctrl-C cannot cut the
+	 * rollback short; they are unblocked once the report is out. */
 	struct tg_tracer_opts topts = {
+		.keep_signals_blocked = true,
 		.argv = o->argv,
 		.filter = {
 			.denied_syscalls = fi.denied_syscalls,
@@ -558,6 +574,18 @@ int tg_cmd_run(struct tg_opts *o)
 		.ud = &r, .on_op = on_op, .on_spawn = on_spawn, .on_exec = on_exec,
 		.on_exit = on_exit_hook, .on_kill = on_kill,
 	};
+	const char *bad = NULL;
+	rc = tg_filter_check(&topts.filter, &bad);
+	if (rc < 0) {
+		if (bad)
+			setup_fail(&r, "the policy denies syscall '%s', which the seccomp filter cannot express "
+			           "(unknown name or errno out of range)", bad);
+		else
+			setup_fail(&r, "cannot build the seccomp filter: %s", strerror(-rc));
+		report_setup_failure(&r, report_fd, r.error);
+		rc = 125;
+		goto out;
+	}
 	struct tg_run_result res = { 0 };
 	tg_log_set_txid(r.log, tg_txn_id(r.txn));
 	tg_log_tx_begin(r.log, tg_txn_id(r.txn), r.workspace);
@@ -595,5 +623,6 @@ out:
 	free(r.workspace);
 	free(r.home);
 	tg_strv_free(r.policy_files);
+	unblock_signals();
 	return rc;
 }

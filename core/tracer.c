@@ -762,10 +762,9 @@ static void child_main(const struct tg_tracer_opts *opts, int go_fd, int err_fd,
 	if (n != 1)
 		_exit(125);
 	close(go_fd);
-	if (opts->child_setup && (r = opts->child_setup(opts->child_ud)) < 0) {
-		fprintf(stderr, "txguard: preparing the command failed: %s\n", strerror(-r));
+	/* The caller reports a setup failure (with its hint) from our return. */
+	if (opts->child_setup && (r = opts->child_setup(opts->child_ud)) < 0)
 		child_fail(err_fd, STAGE_SETUP, -r);
-	}
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		child_fail(err_fd, STAGE_FILTER, errno);
 	r = tg_filter_load(&opts->filter);
