@@ -203,6 +203,20 @@ static void on_op(void *ud, const struct tg_op *op, struct tg_decision *out)
 		out->err = v.err ? v.err : EPERM;
 		return;
 	}
+	/* A mutation the journal has no record for (inode flags by ioctl,
+	 * opens by file handle) could not be undone: refuse it. */
+	if (op->writes && op->kind == TG_OP_SYSCALL) {
+		struct tg_verdict uv = {
+			.action = TG_ACT_DENY, .err = EPERM, .rule_id = "txguard.unjournaled",
+			.reason = "txguard cannot undo this call (inode flags, open by handle), so it is refused",
+		};
+		tg_report_add_decision(&r->report, op, &uv, true);
+		say_denied(r, op, &uv);
+		tg_log_decision(r->log, op, &uv, true);
+		out->kind = TG_DEC_DENY;
+		out->err = EPERM;
+		return;
+	}
 	/* Allowed: save what it is about to change, durably, before it runs.
 	 * A journal that cannot keep the pre-image fails the call: never
 	 * "ran but not journaled". */

@@ -57,6 +57,17 @@ rc=0
 [ ! -e "$out/stolen" ] || fail "a file was created outside the workspace"
 grep -q "txguard: denied" "$TG_TMP/err" || fail "no denial line on stderr: $(cat "$TG_TMP/err")"
 
+# --- a mutation the journal cannot undo (inode flags) is refused ---
+if command -v chattr >/dev/null && chattr -A "$ws/notes.txt" 2>/dev/null; then
+	rc=0
+	"$TXGUARD" -w "$ws" -- chattr +A notes.txt 2>"$TG_TMP/err" || rc=$?
+	[ "$rc" -ne 0 ] || fail "chattr +A succeeded under txguard"
+	grep -q "txguard.unjournaled" "$TG_TMP/err" || fail "no unjournaled denial: $(cat "$TG_TMP/err")"
+	case "$(lsattr -d "$ws/notes.txt" 2>/dev/null | cut -d' ' -f1)" in
+	*A*) fail "the noatime flag was set despite the denial" ;;
+	esac
+fi
+
 # --- the journal does not show up in the workspace ---
 [ -z "$(ls -A "$ws" | grep -v -e '^notes.txt$' -e '^src$' -e '^new$' -e '^kept$')" ] ||
 	fail "txguard left files in the workspace: $(ls -A "$ws")"
