@@ -228,7 +228,7 @@ static int apply_meta(struct undo *u, const char *rel, const struct tg_jmeta *m,
 	const char *leaf = NULL;
 	_cleanup_close_ int pfd = rel[0] ? tg_fs_parent(wsfd, rel, &leaf) : -1;
 	if (rel[0] && pfd < 0)
-		return pfd;
+		return pfd == -ENOENT || pfd == -ENOTDIR || pfd == -ELOOP ? 0 : pfd;
 	struct stat st;
 	int e = rel[0] ? fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) : fstat(wsfd, &st);
 	if (e < 0)
@@ -252,10 +252,8 @@ static int apply_meta(struct undo *u, const char *rel, const struct tg_jmeta *m,
 		if (e < 0 && e != -ENOTSUP)
 			return e;
 	}
-	if (S_ISDIR(st.st_mode)) {
-		defer_times(u, rel, m);
+	if (S_ISDIR(st.st_mode))
 		return 0;
-	}
 	struct timespec ts[2] = { m->atime, m->mtime };
 	return utimensat(pfd, leaf, ts, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
 }
@@ -409,7 +407,6 @@ static int undo_saved(struct undo *u, const struct tg_jrec *r)
 
 static int undo_renamed(struct undo *u, const struct tg_jrec *r)
 {
-	translate_rename(u, r);
 	const char *la, *lb;
 	_cleanup_close_ int pa = tg_fs_parent(u->j->wsfd, r->path, &la);
 	_cleanup_close_ int pb = tg_fs_parent(u->j->wsfd, r->path2, &lb);
@@ -437,7 +434,8 @@ static int undo_one(struct undo *u, const struct tg_jrec *r)
 	return 0;
 }
 
-/* Replaying a step the last run finished: only rebuild the deferred list. */
+/* The deferred list of directory times, built the same way whether the step
+ * runs or is a step an interrupted restore already finished (dry). */
 static void dry_one(struct undo *u, const struct tg_jrec *r)
 {
 	if (r->kind == TG_JREC_RENAMED)
@@ -540,6 +538,7 @@ static void walk(struct undo *u, uint64_t done_from, void (*progress)(void *, si
 			continue;
 		}
 		u->unsafe = false;
+		dry_one(u, r);
 		int e = undo_one(u, r);
 		u->in_flight = false;
 		if (e < 0 && getenv("TG_JOURNAL_DEBUG"))

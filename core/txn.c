@@ -568,9 +568,13 @@ static bool dir_is_empty(struct tg_txn *t, const char *rel)
 static bool rename_will_fail(struct tg_txn *t, const char *from, const char *to,
                              const struct stat *src, const struct stat *dst, bool exchange)
 {
-	size_t fl = strlen(from);
-	if (S_ISDIR(src->st_mode) && !strncmp(to, from, fl) && to[fl] == '/')
-		return true; /* EINVAL: into its own subtree */
+	size_t fl = strlen(from), tl = strlen(to);
+	if ((!strncmp(to, from, fl) && to[fl] == '/') || (!strncmp(from, to, tl) && from[tl] == '/'))
+		return true; /* one end inside the other: EINVAL, ENOTEMPTY... */
+	const char *leaf;
+	_cleanup_close_ int pfd = tg_journal_parent(t->j, to, &leaf);
+	if (pfd < 0)
+		return true; /* ENOENT / ENOTDIR on the way to the destination */
 	if (!dst || exchange)
 		return false;
 	if (S_ISDIR(src->st_mode) != S_ISDIR(dst->st_mode))

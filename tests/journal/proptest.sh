@@ -23,7 +23,7 @@ last=$((first + count - 1))
 while [ "$seed" -le "$last" ]; do
 	rm -rf "$tmp/ws" "$tmp/ref" "$tmp/state"
 	mkdir "$tmp/ws"
-	"$TG_MUTATE" "$((seed + 1000000))" 150 "$tmp/ws"
+	"$TG_MUTATE" "$((seed + 1000000))" "$((100 + seed % 150))" "$tmp/ws"
 	cp -a "$tmp/ws" "$tmp/ref"
 	"$TG_TREEHASH" "$tmp/ws" >"$tmp/before"
 	nops=$((5 + seed % 60))
