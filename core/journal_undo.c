@@ -405,16 +405,27 @@ static int undo_saved(struct undo *u, const struct tg_jrec *r)
 	return e ? e : apply_meta(u, r->path, &r->meta, lnk ? NULL : r->aux, lnk ? 0 : r->aux_len);
 }
 
+/* Is the recorded source object at rel? */
+static bool holds(struct undo *u, const char *rel, const struct tg_jrec *r)
+{
+	struct stat st;
+	return tg_fs_lstat(u->j->wsfd, rel, &st) == 0 && same_object(u, &st, r->meta.dev, r->meta.ino);
+}
+
+/* Directory times under path2 follow the move back, unless the move never
+ * happened (a call that failed after it was journaled): then the source is
+ * still at path. Only the step in flight of a resumed restore may find it
+ * there because it already moved it back. */
 static int undo_renamed(struct undo *u, const struct tg_jrec *r)
 {
 	const char *la, *lb;
 	_cleanup_close_ int pa = tg_fs_parent(u->j->wsfd, r->path, &la);
 	_cleanup_close_ int pb = tg_fs_parent(u->j->wsfd, r->path2, &lb);
-	if (pa < 0 || pb < 0)
-		return 0; /* an end is gone: this move never happened or is undone */
-	struct stat st;
-	if (fstatat(pb, lb, &st, AT_SYMLINK_NOFOLLOW) < 0 || !same_object(u, &st, r->meta.dev, r->meta.ino))
-		return 0;
+	bool at_dst = pb >= 0 && holds(u, r->path2, r);
+	if (at_dst || u->in_flight || !holds(u, r->path, r))
+		translate_rename(u, r);
+	if (!at_dst || pa < 0)
+		return 0; /* never happened, or already undone */
 	unsigned flags = r->flags & TG_JREC_F_EXCHANGE ? RENAME_EXCHANGE : RENAME_NOREPLACE;
 	return renameat2(pb, lb, pa, la, flags) < 0 ? -errno : 0;
 }
@@ -538,7 +549,8 @@ static void walk(struct undo *u, uint64_t done_from, void (*progress)(void *, si
 			continue;
 		}
 		u->unsafe = false;
-		dry_one(u, r);
+		if (r->kind != TG_JREC_RENAMED)
+			dry_one(u, r);
 		int e = undo_one(u, r);
 		u->in_flight = false;
 		if (e < 0 && getenv("TG_JOURNAL_DEBUG"))
