@@ -72,9 +72,11 @@ static int load_cb(void *ud, const struct tg_jrec *r)
 	c->path2 = r->path2 ? tg_strdup(r->path2) : NULL;
 	c->aux = NULL;
 	if (r->aux_len) {
-		c->aux = malloc(r->aux_len);
-		if (c->aux)
+		c->aux = malloc(r->aux_len + 1); /* a symlink target is used as a string */
+		if (c->aux) {
 			memcpy(c->aux, r->aux, r->aux_len);
+			c->aux[r->aux_len] = '\0';
+		}
 	}
 	if (!c->path || (r->path2 && !c->path2) || (r->aux_len && !c->aux)) {
 		tg_jrec_clear(c);

@@ -550,3 +550,42 @@ Test(journal, history_is_bounded_by_count)
 	cr_assert_eq(n, 3, "kept %zu", n);
 	tg_txinfo_free_all(v, n);
 }
+
+Test(journal, stash_on_another_filesystem_saves_copies)
+{
+	/* State on tmpfs, workspace on /tmp: no hard link can keep the inode,
+	 * so removed objects are saved (tar / record) and recreated. */
+	struct stat a, b;
+	if (stat("/dev/shm", &a) < 0 || stat(ws, &b) < 0 || a.st_dev == b.st_dev)
+		cr_skip_test("needs /dev/shm on another filesystem than /tmp");
+	char shm[] = "/dev/shm/tg-jt-sd.XXXXXX";
+	cr_assert(mkdtemp(shm));
+	put("file", "content of file");
+	chmod(P("file"), 0640);
+	cr_assert_eq(symlink("file", P("sym")), 0);
+	cr_assert_eq(mkfifo(P("fifo"), 0600), 0);
+	struct tg_txn_opts o = { .workspace = ws, .state_dir = shm, .lock = TG_LOCK_FAIL };
+	cr_assert_eq(tg_txn_open(&t, &o), 0);
+	const char *gone[] = { "file", "sym", "fifo" };
+	for (size_t i = 0; i < 3; i++) {
+		cr_assert_eq(before(TG_OP_UNLINK, gone[i], NULL, 0), 0);
+		cr_assert_eq(unlink(P(gone[i])), 0);
+	}
+	rollback();
+	_cleanup_free_ char *s = get("file");
+	cr_assert_str_eq(s, "content of file");
+	struct stat st;
+	cr_assert_eq(lstat(P("file"), &st), 0);
+	cr_assert_eq(st.st_mode & 07777, 0640);
+	char tgt[16] = { 0 };
+	cr_assert_eq(lstat(P("sym"), &st), 0, "sym: %s", strerror(errno));
+	cr_assert(S_ISLNK(st.st_mode), "sym mode %o", st.st_mode);
+	ssize_t tn = readlink(P("sym"), tgt, sizeof(tgt));
+	cr_assert_eq(tn, 4, "target '%s' (%zd bytes)", tgt, tn);
+	cr_assert_str_eq(tgt, "file");
+	cr_assert_eq(lstat(P("fifo"), &st), 0);
+	cr_assert(S_ISFIFO(st.st_mode));
+	char cmd[256];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", shm);
+	(void)!system(cmd);
+}
