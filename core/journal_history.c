@@ -246,27 +246,73 @@ struct pathset {
 	size_t n, cap;
 };
 
+struct collect {
+	struct pathset s;
+	int wsfd;
+};
+
+static int pathset_add(struct pathset *s, char *p)
+{
+	if (!p)
+		return -ENOMEM;
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 256;
+		char **nv = realloc(s->v, s->cap * sizeof(*nv));
+		if (!nv) {
+			free(p);
+			return -ENOMEM;
+		}
+		s->v = nv;
+	}
+	s->v[s->n++] = p;
+	return 0;
+}
+
+/* Everything under a directory the run created: undo removes it all, so a
+ * file edited in there by hand since must be noticed too. */
+static int add_subtree(struct pathset *s, int dfd, const char *prefix)
+{
+	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	int e = 0;
+	struct dirent *de;
+	while (!e && (de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		char *p = tg_asprintf("%s/%s", prefix, de->d_name);
+		e = pathset_add(s, p);
+		int sub = e ? -1 : openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (sub >= 0) {
+			e = add_subtree(s, sub, p);
+			close(sub);
+		}
+	}
+	closedir(d);
+	return e;
+}
+
 static int collect_paths(void *ud, const struct tg_jrec *r)
 {
-	struct pathset *s = ud;
+	struct collect *c = ud;
 	if (r->kind == TG_JREC_BORN)
 		return 0;
 	for (int k = 0; k < 2; k++) {
 		const char *p = k ? r->path2 : r->path;
-		if (!p)
-			continue;
-		if (s->n == s->cap) {
-			s->cap = s->cap ? s->cap * 2 : 256;
-			char **nv = realloc(s->v, s->cap * sizeof(*nv));
-			if (!nv)
-				return -ENOMEM;
-			s->v = nv;
-		}
-		if (!(s->v[s->n] = tg_strdup(p)))
-			return -ENOMEM;
-		s->n++;
+		int e = p ? pathset_add(&c->s, tg_strdup(p)) : 0;
+		if (e < 0)
+			return e;
 	}
-	return 0;
+	if (r->kind != TG_JREC_CREATED || !r->path[0])
+		return 0;
+	const char *leaf;
+	_cleanup_close_ int pfd = tg_fs_parent(c->wsfd, r->path, &leaf);
+	_cleanup_close_ int dfd = pfd < 0 ? -1 : openat(pfd, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	return dfd < 0 ? 0 : add_subtree(&c->s, dfd, r->path);
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -301,8 +347,9 @@ static char *state_line(int wsfd, const char *rel)
 
 int tg_journal_write_post(struct tg_journal *j)
 {
-	struct pathset s = { 0 };
-	int e = tg_journal_foreach(j, collect_paths, &s);
+	struct collect c = { .wsfd = j->wsfd };
+	int e = tg_journal_foreach(j, collect_paths, &c);
+	struct pathset s = c.s;
 	if (!e && s.n)
 		qsort(s.v, s.n, sizeof(*s.v), cmp_str);
 	int fd = e ? -1 : openat(j->dirfd, "post", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);

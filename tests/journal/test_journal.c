@@ -468,6 +468,10 @@ Test(journal, changes_commit_history_and_undo)
 	open_txn();
 	cr_assert_eq(before(TG_OP_OPEN, "new", NULL, O_WRONLY | O_CREAT), 0);
 	put("new", "n");
+	cr_assert_eq(before(TG_OP_MKDIR, "newdir", NULL, 0), 0);
+	mkdir(P("newdir"), 0755);
+	cr_assert_eq(before(TG_OP_OPEN, "newdir/inner", NULL, O_WRONLY | O_CREAT), 0);
+	put("newdir/inner", "no record of its own");
 	cr_assert_eq(before(TG_OP_OPEN, "mod", NULL, O_WRONLY | O_TRUNC), 0);
 	put("mod", "m2");
 	cr_assert_eq(before(TG_OP_UNLINK, "del", NULL, 0), 0);
@@ -478,7 +482,7 @@ Test(journal, changes_commit_history_and_undo)
 	chmod(P("meta"), 0600);
 	struct tg_changes c;
 	cr_assert_eq(tg_txn_changes(t, &c), 0);
-	cr_assert_eq(c.count[TG_CHANGE_CREATED], 1);
+	cr_assert_eq(c.count[TG_CHANGE_CREATED], 2);
 	cr_assert_eq(c.count[TG_CHANGE_MODIFIED], 1);
 	cr_assert_eq(c.count[TG_CHANGE_DELETED], 1);
 	cr_assert_eq(c.count[TG_CHANGE_RENAMED], 1);
@@ -504,15 +508,18 @@ Test(journal, changes_commit_history_and_undo)
 	cr_assert_str_eq(v[0].id, id);
 	cr_assert_str_eq(v[0].state, "committed");
 	cr_assert_str_eq(v[0].command, "unit");
-	cr_assert_eq(v[0].counts[TG_CHANGE_CREATED], 1);
+	cr_assert_eq(v[0].counts[TG_CHANGE_CREATED], 2);
 	tg_txinfo_free_all(v, n);
 	int nrec = 0;
 	cr_assert_eq(tg_history_records(sd, id, count_records, &nrec), 0);
 	cr_assert_gt(nrec, 5);
 
 	/* A hand edit since: undo refuses, names it, and --force overrides. */
-	put("new", "edited by hand");
 	bool changed = false;
+	put("newdir/inner", "edited inside a created dir");
+	cr_assert_eq(tg_history_changed_since(sd, id, "newdir/inner", &changed), 0);
+	cr_assert(changed, "an edit under a created dir must count");
+	put("new", "edited by hand");
 	cr_assert_eq(tg_history_changed_since(sd, id, "new", &changed), 0);
 	cr_assert(changed);
 	cr_assert_eq(tg_history_changed_since(sd, id, "mod", &changed), 0);
@@ -525,6 +532,7 @@ Test(journal, changes_commit_history_and_undo)
 	cr_assert_str_eq(r, "r");
 	struct stat st;
 	cr_assert_eq(stat(P("new"), &st), -1);
+	cr_assert_eq(stat(P("newdir"), &st), -1);
 	struct tg_txinfo i;
 	cr_assert_eq(tg_history_info(sd, id, &i), 0);
 	cr_assert_str_eq(i.state, "undone");
