@@ -800,6 +800,42 @@ static int change_push(struct tg_changes *c, enum tg_change_kind k, const char *
 	return 0;
 }
 
+/* What a created directory holds was created too (those names have no
+ * records of their own). */
+static int push_subtree(int dfd, const char *prefix, struct tg_changes *out)
+{
+	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	int e = 0;
+	struct dirent *de;
+	while (!e && (de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		_cleanup_free_ char *p = tg_asprintf("%s/%s", prefix, de->d_name);
+		e = p ? change_push(out, TG_CHANGE_CREATED, p, NULL) : -ENOMEM;
+		int sub = e ? -1 : openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (sub >= 0) {
+			e = push_subtree(sub, p, out);
+			close(sub);
+		}
+	}
+	closedir(d);
+	return e;
+}
+
+static int push_created_subtree(struct tg_txn *t, const char *rel, struct tg_changes *out)
+{
+	const char *leaf;
+	_cleanup_close_ int pfd = tg_journal_parent(t->j, rel, &leaf);
+	_cleanup_close_ int dfd = pfd < 0 ? -1 : openat(pfd, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	return dfd < 0 ? 0 : push_subtree(dfd, rel, out);
+}
+
 /* Classify one path from its events [a, b) and whether it exists now. */
 static int classify(struct tg_txn *t, const struct ev *a, const struct ev *b, struct tg_changes *out)
 {
@@ -814,9 +850,12 @@ static int classify(struct tg_txn *t, const struct ev *a, const struct ev *b, st
 		if (e->what == EV_MOVED_IN && e == a)
 			moved_from = e->other;
 	}
-	if (!existed && exists)
-		return moved_from ? change_push(out, TG_CHANGE_RENAMED, a->path, moved_from)
-		                  : change_push(out, TG_CHANGE_CREATED, a->path, NULL);
+	if (!existed && exists && moved_from)
+		return change_push(out, TG_CHANGE_RENAMED, a->path, moved_from);
+	if (!existed && exists) {
+		int e = change_push(out, TG_CHANGE_CREATED, a->path, NULL);
+		return e || !S_ISDIR(st.st_mode) ? e : push_created_subtree(t, a->path, out);
+	}
 	if (existed && !exists) {
 		/* Moved away and not replaced: reported once, at its new name. */
 		bool moved = false;

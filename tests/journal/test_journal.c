@@ -482,7 +482,7 @@ Test(journal, changes_commit_history_and_undo)
 	chmod(P("meta"), 0600);
 	struct tg_changes c;
 	cr_assert_eq(tg_txn_changes(t, &c), 0);
-	cr_assert_eq(c.count[TG_CHANGE_CREATED], 2);
+	cr_assert_eq(c.count[TG_CHANGE_CREATED], 3, "new, newdir, newdir/inner");
 	cr_assert_eq(c.count[TG_CHANGE_MODIFIED], 1);
 	cr_assert_eq(c.count[TG_CHANGE_DELETED], 1);
 	cr_assert_eq(c.count[TG_CHANGE_RENAMED], 1);
@@ -508,7 +508,7 @@ Test(journal, changes_commit_history_and_undo)
 	cr_assert_str_eq(v[0].id, id);
 	cr_assert_str_eq(v[0].state, "committed");
 	cr_assert_str_eq(v[0].command, "unit");
-	cr_assert_eq(v[0].counts[TG_CHANGE_CREATED], 2);
+	cr_assert_eq(v[0].counts[TG_CHANGE_CREATED], 3);
 	tg_txinfo_free_all(v, n);
 	int nrec = 0;
 	cr_assert_eq(tg_history_records(sd, id, count_records, &nrec), 0);
