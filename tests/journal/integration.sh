@@ -142,6 +142,16 @@ git_status_clean)
 	assert_eq "git status after txguard runs" "" "$out"
 	assert_eq "git status seen by the traced command" "" "$inside"
 	;;
+mutate_under_txguard)
+	# tg-mutate's random ops through the real tracer (not the in-process
+	# hook): every kind of call, colliding names, long and odd names.
+	: "${TG_MUTATE:?}"
+	for seed in $(seq 1 ${TG_IT_SEEDS:-12}); do
+		rm -rf "$ws" && mkdir -p "$ws"
+		"$TG_MUTATE" "$((seed + 500000))" 120 "$ws"
+		failed_run "'$TG_MUTATE' $seed 60 . && exit 1"
+	done
+	;;
 *)
 	fail "unknown case $case_"
 	;;
