@@ -35,7 +35,7 @@ unset TXGUARD_STATE_DIR TXGUARD_POLICY
 printf 'version: 1\n' >"$T/policy.yaml"
 
 # tg ARGS: txguard with the test policy (ARGS carry -w, --state-dir, -- CMD).
-tg() { "$TXGUARD" -q --no-default-policy -p "$T/policy.yaml" "$@"; }
+tg() { "$TXGUARD" ${TG_Q--q} --no-default-policy -p "$T/policy.yaml" "$@"; }
 code() { rc=0; "$@" || rc=$?; echo "$rc"; }
 
 # manifest DIR: content, type, mode, owner, links, xattrs and mtime of every
