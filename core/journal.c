@@ -463,6 +463,23 @@ int tg_journal_sync(struct tg_journal *j)
 	return fdatasync(j->logfd) < 0 ? -errno : 0;
 }
 
+void tg_journal_hold(struct tg_journal *j)
+{
+	j->held = true;
+	j->dirty = false;
+}
+
+int tg_journal_release(struct tg_journal *j)
+{
+	j->held = false;
+	if (!j->dirty)
+		return 0;
+	j->dirty = false;
+	if (!want_sync(j))
+		return 0;
+	return tg_journal_sync(j);
+}
+
 static int append(struct tg_journal *j, struct tg_jrec *r, bool sync)
 {
 	r->seq = j->seq + 1;
@@ -472,6 +489,10 @@ static int append(struct tg_journal *j, struct tg_jrec *r, bool sync)
 	if (e < 0)
 		return e;
 	e = tg_write_all(j->logfd, buf, len);
+	if (!e && sync && j->held) {
+		j->dirty = true; /* synced once, when the call's captures are all written */
+		sync = false;
+	}
 	if (!e && sync && want_sync(j) && fdatasync(j->logfd) < 0)
 		e = -errno;
 	if (e < 0) {

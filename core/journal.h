@@ -102,6 +102,11 @@ int tg_journal_renamed(struct tg_journal *j, const char *from, const char *to,
 enum tg_sync_mode { TG_SYNC_FULL = 0, TG_SYNC_BATCH };
 void tg_journal_set_sync(struct tg_journal *j, enum tg_sync_mode mode);
 int tg_journal_sync(struct tg_journal *j);
+/* Between hold and release, records are written but synced once, by
+ * release (0 or -errno): all the captures one call needs, one fdatasync.
+ * Nothing of the call runs before release returns, so that is enough. */
+void tg_journal_hold(struct tg_journal *j);
+int tg_journal_release(struct tg_journal *j);
 
 /* What the last CREATED made (dev, ino), or ino 0 when it does not exist. */
 int tg_journal_born(struct tg_journal *j, uint64_t ref, uint64_t dev, uint64_t ino);

@@ -653,10 +653,20 @@ static int before_meta(struct tg_txn *t, const char *rel)
 	return save_meta(t, rel, &st, false);
 }
 
+static int before_op(struct tg_txn *t, const struct tg_op *op);
+
 int tg_txn_before(struct tg_txn *t, const struct tg_op *op)
 {
 	if (t->finished)
 		return -EINVAL;
+	tg_journal_hold(t->j);
+	int e = before_op(t, op);
+	int s = tg_journal_release(t->j);
+	return e < 0 ? e : s;
+}
+
+static int before_op(struct tg_txn *t, const struct tg_op *op)
+{
 	if ((op->path && tg_txn_is_private(t, op->path)) || (op->path2 && tg_txn_is_private(t, op->path2)))
 		return -EPERM;
 	int e = settle(t);
