@@ -590,7 +590,7 @@ static bool program_missing(const struct tg_op *op)
 {
 	char p[PATH_MAX + 64];
 	struct stat st;
-	if (op->kind != TG_OP_EXEC || op->pid <= 0 || !op->path || op->path[0] != '/')
+	if (!op || op->kind != TG_OP_EXEC || op->pid <= 0 || !op->path || op->path[0] != '/')
 		return false;
 	snprintf(p, sizeof(p), "/proc/%d/root%s", (int)op->pid, op->path);
 	return lstat(p, &st) < 0 && errno == ENOENT;

@@ -607,3 +607,27 @@ Test(policy, context_is_normalised)
 	expect_op(p, &op3, TG_ACT_DENY, EACCES, "state-dir", "state dir with trailing slash");
 	tg_policy_free(p);
 }
+
+Test(policy, empty_policy_filter_info)
+{
+	struct tg_policy *p = load_yaml("version: 1\n");
+	struct tg_policy_filter_info fi;
+	tg_policy_filter_info(p, &fi);
+	cr_expect(!fi.trap_network, "no connect rule, default allow: no network stops");
+	cr_expect_eq(fi.max_procs, 0);
+	cr_expect_eq(fi.ndenied, 0);
+	size_t n = 99;
+	tg_policy_deny_read_paths(p, &n);
+	cr_expect_eq(n, 0);
+	const char *const *w = tg_policy_writable_paths(p, &n);
+	cr_expect_eq(n, 5, "the built-in writable devices");
+	cr_expect_str_eq(w[0], "/dev/null");
+	tg_policy_free(p);
+	/* A NULL policy judges with the built-in defaults only. */
+	struct tg_op op = { .kind = TG_OP_EXEC, .path = "/bin/true" };
+	struct tg_verdict v;
+	tg_policy_decide(NULL, &op, &v);
+	cr_expect_eq(v.action, TG_ACT_ALLOW);
+	tg_policy_decide(NULL, NULL, &v);
+	cr_expect_eq(v.action, TG_ACT_DENY, "no op: fail closed");
+}
