@@ -272,9 +272,14 @@ static bool exec_matches(const struct tg_match_env *env, const struct tg_exec_ma
                          const struct tg_op *op)
 {
 	char *const *argv = op->argv;
-	size_t argc = op->argc ? op->argc : tg_strv_len(op->argv);
 	struct tg_cmdline c;
-	if (!argv || argc == 0)
+	if (!argv)
+		return false;
+	/* argc and the NULL terminator must agree; trust the smaller. */
+	size_t argc = tg_strv_len(op->argv);
+	if (op->argc && op->argc < argc)
+		argc = op->argc;
+	if (argc == 0)
 		return false;
 	/* busybox rm -rf /: the applet is argv[1]. */
 	if ((is_multicall(base_name(argv[0])) || (op->path && is_multicall(base_name(op->path)))) &&

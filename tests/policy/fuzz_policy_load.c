@@ -9,7 +9,37 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <arpa/inet.h>
+#include <string.h>
+#include <sys/un.h>
+
 #include "policy.h"
+
+static void decide_some(const struct tg_policy *p)
+{
+	struct tg_verdict v;
+	struct tg_op op = { .kind = TG_OP_UNLINK, .path = "/etc/x", .name = "unlink" };
+	tg_policy_decide(p, &op, &v);
+	op = (struct tg_op){ .kind = TG_OP_OPEN, .path = "/home/dev/.ssh/id", .name = "openat2" };
+	tg_policy_decide(p, &op, &v);
+	op = (struct tg_op){ .kind = TG_OP_LINK, .path = "/etc/shadow", .path2 = "/home/dev/project/s" };
+	tg_policy_decide(p, &op, &v);
+	op = (struct tg_op){ .kind = TG_OP_SYSCALL, .name = "keyctl" };
+	tg_policy_decide(p, &op, &v);
+	op = (struct tg_op){ .kind = TG_OP_CONNECT, .name = "connect" };
+	struct sockaddr_un *un = (void *)&op.addr;
+	un->sun_family = AF_UNIX;
+	strcpy(un->sun_path, "/run/docker.sock");
+	op.addrlen = sizeof(*un);
+	tg_policy_decide(p, &op, &v);
+	struct sockaddr_in *in = (void *)&op.addr;
+	memset(&op.addr, 0, sizeof(op.addr));
+	in->sin_family = AF_INET;
+	in->sin_port = htons(22);
+	in->sin_addr.s_addr = htonl(0x0a000001);
+	op.addrlen = sizeof(*in);
+	tg_policy_decide(p, &op, &v);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -29,6 +59,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			tg_policy_dump(p, true, devnull);
 			char *argv[] = { "rm", "-rf", "--", "/usr/../home/dev", "x=/dev/sda", NULL };
 			tg_policy_explain_exec(p, argv, false, devnull);
+			decide_some(p);
 			fclose(devnull);
 		}
 	}
