@@ -273,7 +273,7 @@ static void evs_clear(struct evs *s)
 	free(s->v);
 }
 
-static int push_change(struct tg_changes *o, enum tg_change_kind kind, const char *path,
+int tg_history_push_change(struct tg_changes *o, enum tg_change_kind kind, const char *path,
                        const char *from)
 {
 	struct tg_change *v = realloc(o->v, (o->n + 1) * sizeof(*v));
@@ -343,7 +343,8 @@ static int load_absent(const char *sd, const char *id, struct tg_strset *absent)
 }
 
 /* One path from its events [a, b): the rule of txn.c's classify(). */
-static int classify(const struct ev *a, const struct ev *b, bool exists, struct tg_changes *out)
+static int classify(const struct tg_txinfo *run, const struct ev *a, const struct ev *b, bool exists,
+                    struct tg_changes *out)
 {
 	bool existed = a->what != EV_CREATED && a->what != EV_MOVED_IN;
 	bool content = false, meta = false, moved = false;
@@ -352,13 +353,16 @@ static int classify(const struct ev *a, const struct ev *b, bool exists, struct 
 		meta |= e->what == EV_META;
 		moved |= e->what == EV_MOVED_OUT;
 	}
-	if (!existed && exists)
-		return a->what == EV_MOVED_IN ? push_change(out, TG_CHANGE_RENAMED, a->path, a->other)
-		                              : push_change(out, TG_CHANGE_CREATED, a->path, NULL);
+	if (!existed && exists && a->what == EV_MOVED_IN)
+		return tg_history_push_change(out, TG_CHANGE_RENAMED, a->path, a->other);
+	if (!existed && exists) {
+		int e = tg_history_push_change(out, TG_CHANGE_CREATED, a->path, NULL);
+		return e ? e : tg_history_created_subtree(run, a->path, out);
+	}
 	if (existed && !exists)
-		return moved ? 0 : push_change(out, TG_CHANGE_DELETED, a->path, NULL);
+		return moved ? 0 : tg_history_push_change(out, TG_CHANGE_DELETED, a->path, NULL);
 	if (existed && exists && (content || meta || b - a > 1 || a->what != EV_MOVED_OUT))
-		return push_change(out, content || !meta ? TG_CHANGE_MODIFIED : TG_CHANGE_METADATA,
+		return tg_history_push_change(out, content || !meta ? TG_CHANGE_MODIFIED : TG_CHANGE_METADATA,
 		                   a->path, NULL);
 	return 0;
 }
@@ -368,7 +372,10 @@ int tg_hist_changes(const char *state_dir, const char *id, struct tg_changes *ou
 	memset(out, 0, sizeof(*out));
 	struct evs s = { 0 };
 	struct tg_strset absent = { 0 };
-	int rc = tg_history_records(state_dir, id, ev_of_record, &s);
+	struct tg_txinfo info = { 0 };
+	int rc = tg_history_info(state_dir, id, &info);
+	if (rc == 0)
+		rc = tg_history_records(state_dir, id, ev_of_record, &s);
 	if (rc == 0)
 		rc = load_absent(state_dir, id, &absent);
 	if (rc == 0 && s.n)
@@ -378,11 +385,12 @@ int tg_hist_changes(const char *state_dir, const char *id, struct tg_changes *ou
 		while (k < s.n && strcmp(s.v[k].path, s.v[i].path) == 0)
 			k++;
 		bool exists = tg_strset_get(&absent, s.v[i].path) == SIZE_MAX;
-		rc = classify(&s.v[i], &s.v[k], exists, out);
+		rc = classify(&info, &s.v[i], &s.v[k], exists, out);
 		i = k;
 	}
 	evs_clear(&s);
 	tg_strset_clear(&absent);
+	tg_txinfo_clear(&info);
 	if (rc < 0)
 		tg_changes_clear(out);
 	return rc;
@@ -403,7 +411,7 @@ void tg_undo_result_clear(struct tg_undo_result *r)
 	memset(r, 0, sizeof(*r));
 }
 
-static int add_conflict(struct tg_undo_result *r, const char *id, const char *path)
+int tg_history_add_conflict(struct tg_undo_result *r, const char *id, const char *path)
 {
 	struct tg_undo_conflict *v = realloc(r->conflicts, (r->nconflicts + 1) * sizeof(*v));
 	if (!v)
@@ -423,14 +431,14 @@ static int add_conflict(struct tg_undo_result *r, const char *id, const char *pa
 struct check_ctx {
 	const char *id;
 	struct tg_undo_result *r;
-	const struct tg_strset *newer;   /* paths a newer run of the set touched */
+	const struct tg_touched *newer;  /* what newer runs of the set (or undone) touched */
 	struct tg_strset mine;           /* paths this run touched */
 	bool all;                        /* report every changed path (no newer filter) */
 };
 
 /* rel or one of its ancestors is in s (a newer run that renamed or removed
  * a directory changed everything below it). */
-static bool self_or_ancestor_in(const struct tg_strset *s, const char *rel)
+bool tg_history_path_in(const struct tg_strset *s, const char *rel)
 {
 	if (tg_strset_get(s, rel) != SIZE_MAX)
 		return true;
@@ -452,25 +460,100 @@ static int check_path(void *ud, const char *rel, bool changed)
 		return -ENOMEM;
 	/* A newer run of the set changed it: it is checked again, against this
 	 * run's post-state, after that run is undone (tg_history_undo). */
-	if (!changed || (!c->all && self_or_ancestor_in(c->newer, rel)))
+	if (!changed)
 		return 0;
-	return add_conflict(c->r, c->id, rel);
+	if (!c->all) {
+		struct stat st;
+		bool file = fstatat(c->newer->wsfd, rel, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		            !S_ISDIR(st.st_mode);
+		if (tg_touched_covers(c->newer, rel, file ? st.st_dev : 0, file ? st.st_ino : 0))
+			return 0;
+	}
+	return tg_history_add_conflict(c->r, c->id, rel);
 }
 
-/* Phase 1: name every path changed outside since, before touching anything. */
+static void inode_key(char buf[static 48], uint64_t dev, uint64_t ino)
+{
+	snprintf(buf, 48, "%llx:%llx", (unsigned long long)dev, (unsigned long long)ino);
+}
+
+int tg_touched_add(struct tg_touched *t, const char *rel)
+{
+	if (tg_strset_add(&t->paths, rel, 0) < 0)
+		return -ENOMEM;
+	struct stat st;
+	if (fstatat(t->wsfd, rel, &st, AT_SYMLINK_NOFOLLOW) < 0 || S_ISDIR(st.st_mode))
+		return 0;
+	char key[48];
+	inode_key(key, st.st_dev, st.st_ino);
+	return tg_strset_add(&t->inodes, key, 0) < 0 ? -ENOMEM : 0;
+}
+
+bool tg_touched_covers(const struct tg_touched *t, const char *rel, uint64_t dev, uint64_t ino)
+{
+	if (tg_history_path_in(&t->paths, rel))
+		return true;
+	char key[48];
+	inode_key(key, dev, ino);
+	return ino && tg_strset_get(&t->inodes, key) != SIZE_MAX;
+}
+
+void tg_touched_clear(struct tg_touched *t)
+{
+	tg_strset_clear(&t->paths);
+	tg_strset_clear(&t->inodes);
+	if (t->wsfd >= 0)
+		close(t->wsfd);
+	t->wsfd = -1;
+}
+
+static int collect_path(void *ud, const char *rel, bool changed)
+{
+	(void)changed;
+	return tg_touched_add(ud, rel);
+}
+
+/* Paths of runs already undone that are newer than the set's oldest run:
+ * what their undo restored is not a hand edit (a savepoint undo inside a
+ * transaction, then its rollback). */
+static int seed_undone(const char *sd, const char *const *ids, struct tg_touched *newer)
+{
+	struct tg_txinfo *v = NULL, oldest = { 0 };
+	size_t n = 0;
+	size_t last = 0;
+	while (ids[last + 1])
+		last++;
+	int rc = tg_history_info(sd, ids[last], &oldest);
+	if (rc == 0 && (newer->wsfd = open(oldest.workspace, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		rc = -errno;
+	if (rc == 0)
+		rc = tg_history_list(sd, &v, &n);
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		if (tg_hist_is_undone(&v[i]) && v[i].started_ns > oldest.started_ns)
+			rc = tg_history_check(sd, v[i].id, collect_path, newer);
+	tg_txinfo_free_all(v, n);
+	tg_txinfo_clear(&oldest);
+	return rc;
+}
+
+/* Phase 1: name every path changed outside since, before touching anything:
+ * the paths each run recorded, against its post-state, and what is inside
+ * the directories it created (history_created.c). */
 static int check_set(const char *sd, const char *const *ids, struct tg_undo_result *r)
 {
-	struct tg_strset newer = { 0 };
-	int rc = 0;
+	struct tg_touched newer = { .wsfd = -1 };
+	int rc = seed_undone(sd, ids, &newer);
 	for (size_t i = 0; ids[i] && rc == 0; i++) {
 		struct check_ctx c = { .id = ids[i], .r = r, .newer = &newer };
 		rc = tg_history_check(sd, ids[i], check_path, &c);
+		if (rc == 0)
+			rc = tg_history_check_created(sd, ids[i], &newer, &c.mine, r);
 		for (size_t j = 0; rc == 0 && j < c.mine.cap; j++)
-			if (c.mine.slot[j] && tg_strset_add(&newer, c.mine.slot[j], 0) < 0)
-				rc = -ENOMEM;
+			if (c.mine.slot[j])
+				rc = tg_touched_add(&newer, c.mine.slot[j]);
 		tg_strset_clear(&c.mine);
 	}
-	tg_strset_clear(&newer);
+	tg_touched_clear(&newer);
 	return rc;
 }
 

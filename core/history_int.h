@@ -3,6 +3,10 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+
+#include "journal.h"
+#include "txn.h"
 
 /* The state dir: state_dir itself, or tg_txn_default_state_dir(workspace). */
 int tg_history_state_root(const char *workspace, const char *state_dir, char **out);
@@ -21,3 +25,32 @@ int tg_strset_add(struct tg_strset *s, const char *k, size_t val);
 /* SIZE_MAX when absent. */
 size_t tg_strset_get(const struct tg_strset *s, const char *k);
 void tg_strset_clear(struct tg_strset *s);
+
+/* rel or one of its ancestors is in s. */
+bool tg_history_path_in(const struct tg_strset *s, const char *rel);
+
+/* What newer runs touched: their paths, and the inodes those paths name now
+ * (a file changed through one hard link changes its other names too). */
+struct tg_touched {
+	struct tg_strset paths;
+	struct tg_strset inodes;        /* "dev:ino" of non-directories */
+	int wsfd;                       /* the workspace, for lstat */
+};
+int tg_touched_add(struct tg_touched *t, const char *rel);
+/* rel, a directory above it, or (when ino != 0) its inode was touched. */
+bool tg_touched_covers(const struct tg_touched *t, const char *rel, uint64_t dev, uint64_t ino);
+void tg_touched_clear(struct tg_touched *t);
+
+int tg_history_add_conflict(struct tg_undo_result *r, const char *id, const char *path);
+
+/* Entries below the directories run id created that changed after it
+ * committed (ctime), are not in own (its recorded paths, checked against the
+ * post-state) and not under a path in newer: conflicts, added to r. */
+int tg_history_check_created(const char *sd, const char *id, const struct tg_touched *newer,
+                             const struct tg_strset *own, struct tg_undo_result *r);
+
+/* show: push a CREATED change for every entry below the directory rel that
+ * run created and that is still as the run left it (history_created.c). */
+int tg_history_created_subtree(const struct tg_txinfo *run, const char *rel, struct tg_changes *out);
+int tg_history_push_change(struct tg_changes *o, enum tg_change_kind kind, const char *path,
+                           const char *from);

@@ -89,3 +89,22 @@ if command -v flock >/dev/null; then
 	grep -q "in progress" "$TG_TMP/err" || fail "no busy message: $(cat "$TG_TMP/err")"
 	assert_tree "undo during a run changed nothing" "$tree"
 fi
+
+# inside a directory the run created, the journal records only the
+# directory: files added or edited there by hand afterwards are conflicts
+# too (undoing the creation would remove them with the tree)
+rm -rf "$TXGUARD_STATE_DIR"
+tg -- sh -c 'mkdir -p build/sub; echo bin > build/app; echo o > build/sub/o' || fail "build run"
+tg -- sh -c 'rm build/sub/o; echo new > build/sub/n' || fail "newer run inside build"
+printf 'my notes\n' >"$ws/build/NOTES"
+rc=0; h undo "$(ids | sed -n 2p)" >/dev/null 2>"$TG_TMP/err" || rc=$?
+assert_eq "hand-made file in a created dir: refused" 1 "$rc"
+grep -q "^  build/NOTES  " "$TG_TMP/err" || fail "build/NOTES not named: $(cat "$TG_TMP/err")"
+[ "$(grep -c '^  ' "$TG_TMP/err")" -eq 1 ] || fail "more than build/NOTES named: $(cat "$TG_TMP/err")"
+assert_eq "notes kept" "my notes" "$(cat "$ws/build/NOTES")"
+rm "$ws/build/NOTES"
+printf 'edited\n' >>"$ws/build/app"
+h undo "$(ids | sed -n 2p)" >/dev/null 2>"$TG_TMP/err" && fail "a hand edit of a file made inside a created dir was not refused"
+grep -q "^  build/app  " "$TG_TMP/err" || fail "build/app not named: $(cat "$TG_TMP/err")"
+h undo --force "$(ids | sed -n 2p)" >/dev/null 2>&1 || fail "undo --force of the build runs"
+[ ! -e "$ws/build" ] || fail "build is still there after undo --force"
