@@ -40,20 +40,22 @@ fresh_ws() {
 delay_ms() { awk -v s="$seed" -v r="$round" -v n="$1" 'BEGIN { srand(s + r * 7919); printf "%d", rand() * n }'; }
 sleep_ms() { sleep "$(awk -v m="$1" 'BEGIN { printf "%.3f", m / 1000 }')"; }
 
-# Busy tree: three writers in the background and the main shell, each
-# printing its pid first (stdout is an fd the tree inherits: not trapped,
-# not part of the workspace). Each process has its own paths: concurrent
-# changes to one path are concurrent.sh's business.
+# Busy tree: three writers in the background, a sleeper and the main
+# shell, each printing its pid first (stdout is an fd the tree inherits: not
+# trapped, not part of the workspace). The writers append through an fd
+# opened once, so only the main shell makes trapped calls: the races of
+# several processes changing names at once are concurrent.sh's business.
 WORKLOAD='
 echo $$
 for w in 1 2 3; do
-	sh -c "echo \$\$; i=0; while [ \$i -lt 3000 ]; do i=\$((i+1)); echo \$i >>w$w.log;
-		mkdir -p d$w/\$i; mv d$w/\$i d$w/m\$i; rm -f g$w-\$((i % 5)); echo x\$i >g$w-\$((i % 5)); done" &
+	sh -c "echo \$\$; exec 3>>w$w.log; i=0; while [ \$i -lt 200000 ]; do i=\$((i+1)); echo \$i >&3; done" &
 done
+sleep 60 &
+echo $!
 i=0
 while [ $i -lt 3000 ]; do
 	i=$((i+1)); echo $i >f$((i % 20)); chmod 600 f$((i % 20)); ln -sf f1 l$((i % 5))
-	mv sub sub2; mv sub2 sub; rm -f hard; ln f2 hard
+	mv sub sub2; mv sub2 sub; rm -f hard; ln f2 hard; mkdir -p d/$i; rm -f g1-$((i % 5)); echo $i >g1-$((i % 5))
 done
 wait'
 
@@ -61,6 +63,7 @@ wait'
 # for init to reap it) within a second.
 check_tree_gone() {
 	for p in $(cat "$T/pids" 2>/dev/null); do
+		checked=$((checked + 1))
 		n=0
 		while [ -d "/proc/$p" ] && [ "$(awk '{ print $3 }' "/proc/$p/stat" 2>/dev/null)" != Z ]; do
 			n=$((n + 1))
@@ -92,6 +95,7 @@ finish_round() {
 }
 
 # --- txguard killed at a random point of a busy run ---------------------
+checked=0
 round=0
 while [ $round -lt "$iters" ]; do
 	fresh_ws 20
@@ -107,6 +111,7 @@ while [ $round -lt "$iters" ]; do
 	finish_round "SIG$sig after ${d}ms"
 	round=$((round + 1))
 done
+[ "$iters" -lt 5 ] || [ "$checked" -gt 0 ] || fail "no traced pid was ever recorded: the tree never started?"
 
 # --- txguard killed during the restore of a failed run ---------------------
 # Stopped (SIGSTOP) as soon as its rollback has started (the journal's
@@ -136,5 +141,5 @@ while [ $r -lt "$riters" ]; do
 	finish_round "killed during the restore"
 	r=$((r + 1))
 done
-echo "ok: $iters runs and $riters restores killed ($midway of them mid-restore), every workspace recovered"
+echo "ok: $iters runs and $riters restores killed ($midway of them mid-restore), every workspace recovered; $checked traced pids checked gone"
 [ "$riters" = 0 ] || [ "$midway" -gt 0 ] || fail "no kill landed during a restore (the restores finished before the poll saw them)"
