@@ -29,6 +29,7 @@
 struct deferred {
 	char *path;
 	struct timespec ts[2];
+	uint64_t dev, ino;     /* the directory the record describes */
 };
 
 /* An object the restore recreated (rmdir, saved copy) has a new inode; the
@@ -191,7 +192,7 @@ static void defer_times(struct undo *u, const char *path, const struct tg_jmeta 
 		fail(u, -ENOMEM);
 		return;
 	}
-	u->d[u->nd++] = (struct deferred){ p, { m->atime, m->mtime } };
+	u->d[u->nd++] = (struct deferred){ p, { m->atime, m->mtime }, m->dev, m->ino };
 }
 
 /* Deferred paths named `from`-prefix now live under `to`. */
@@ -407,6 +408,37 @@ static int undo_saved(struct undo *u, const struct tg_jrec *r)
 	return e ? e : apply_meta(u, r->path, &r->meta, lnk ? NULL : r->aux, lnk ? 0 : r->aux_len);
 }
 
+/* Decisions about renames, kept in the remap file under device numbers no
+ * filesystem has, so that a resumed restore replays them exactly. */
+#define TG_MARK_VOID  UINT64_MAX        /* rename seq never happened */
+#define TG_MARK_MOVED (UINT64_MAX - 1)  /* rename seq is being moved back */
+
+static void mark(struct undo *u, uint64_t tag, uint64_t seq)
+{
+	if (u->nm == u->capm) {
+		size_t cap = u->capm ? u->capm * 2 : 64;
+		struct remap *nm = realloc(u->m, cap * sizeof(*nm));
+		if (!nm) {
+			u->err = u->err ? u->err : -ENOMEM;
+			return;
+		}
+		u->m = nm;
+		u->capm = cap;
+	}
+	struct remap r = { tag, seq, 0, 0 };
+	u->m[u->nm++] = r;
+	if (u->remapfd >= 0 && tg_write_all(u->remapfd, &r, sizeof(r)) < 0)
+		u->err = u->err ? u->err : -EIO;
+}
+
+static bool marked(const struct undo *u, uint64_t tag, uint64_t seq)
+{
+	for (size_t i = 0; i < u->nm; i++)
+		if (u->m[i].odev == tag && u->m[i].oino == seq)
+			return true;
+	return false;
+}
+
 /* Is the recorded source object at rel? */
 static bool holds(struct undo *u, const char *rel, const struct tg_jrec *r)
 {
@@ -424,8 +456,12 @@ static int undo_renamed(struct undo *u, const struct tg_jrec *r)
 	_cleanup_close_ int pa = tg_fs_parent(u->j->wsfd, r->path, &la);
 	_cleanup_close_ int pb = tg_fs_parent(u->j->wsfd, r->path2, &lb);
 	bool at_dst = pb >= 0 && holds(u, r->path2, r);
-	if (at_dst || u->in_flight || !holds(u, r->path, r))
+	if (at_dst)
+		mark(u, TG_MARK_MOVED, r->seq);
+	if (at_dst || (u->in_flight && marked(u, TG_MARK_MOVED, r->seq)) || !holds(u, r->path, r))
 		translate_rename(u, r);
+	else
+		mark(u, TG_MARK_VOID, r->seq); /* never happened: a resumed dry pass must agree */
 	if (!at_dst || pa < 0)
 		return 0; /* never happened, or already undone */
 	unsigned flags = r->flags & TG_JREC_F_EXCHANGE ? RENAME_EXCHANGE : RENAME_NOREPLACE;
@@ -451,7 +487,7 @@ static int undo_one(struct undo *u, const struct tg_jrec *r)
  * runs or is a step an interrupted restore already finished (dry). */
 static void dry_one(struct undo *u, const struct tg_jrec *r)
 {
-	if (r->kind == TG_JREC_RENAMED)
+	if (r->kind == TG_JREC_RENAMED && !marked(u, TG_MARK_VOID, r->seq))
 		translate_rename(u, r);
 	else if ((r->kind == TG_JREC_META || r->kind == TG_JREC_RMDIR) && S_ISDIR(r->meta.mode))
 		defer_times(u, r->path, &r->meta);
@@ -501,7 +537,10 @@ static void final_pass(struct undo *u)
 		}
 		_cleanup_close_ int pfd = tg_fs_parent(u->j->wsfd, rel, &leaf);
 		struct stat st;
-		if (pfd < 0 || fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode))
+		/* Only the directory the record describes (or what the restore
+		 * recreated of it): a name can end up on another directory. */
+		if (pfd < 0 || fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode) ||
+		    !same_object(u, &st, u->d[i].dev, u->d[i].ino))
 			continue;
 		fail(u, utimensat(pfd, leaf, u->d[i].ts, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0);
 	}
