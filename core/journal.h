@@ -77,8 +77,8 @@ const char *tg_jrec_kind_name(enum tg_jrec_kind k);
 
 struct tg_journal;
 
-/* Create a new journal dir under <state_dir>/txn/<id>. wsfd: an O_DIRECTORY fd
- * on the workspace (dup'ed). */
+/* Create a new journal dir <state_dir>/txn/<id> for the workspace (absolute);
+ * command and tx (a multi-command transaction joined, or NULL) go into info. */
 int tg_journal_create(const char *state_dir, const char *workspace, const char *command,
                       const char *tx, struct tg_journal **out);
 /* Open an existing transaction dir (recovery, history undo). */
