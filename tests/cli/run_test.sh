@@ -5,8 +5,9 @@
 . "$(dirname "$0")/../lib/common.sh"
 tg_tmpdir
 ws="$TG_TMP/ws"
-# /tmp is writable under the default policy: "outside" lives in the build dir.
-out=$(mktemp -d "$TXGUARD_BUILD_DIR/test-outside.XXXXXX")
+# /tmp (where CI may clone the project) and the caches are writable under
+# the default policy; $HOME itself is not, so "outside" lives there.
+out=$(mktemp -d "${HOME:?}/.txguard-test-outside.XXXXXX")
 trap 'rm -rf "$TG_TMP" "$out"' EXIT
 mkdir -p "$ws/src"
 export TXGUARD_STATE_DIR="$TG_TMP/state"
