@@ -1,7 +1,9 @@
 /* fuzz_journal — libFuzzer target for the journal reader and the restore.
  *
  * The input is a transaction's log, optionally followed by the separator
- * "\n--TGFUZZ-TAR--\n" and its pre.tar.zst. Each run writes them into a
+ * "\n--TGFUZZ-TAR--\n" and its pre.tar.zst, optionally followed by
+ * "\n--TGFUZZ-INFO--\n" and extra lines for its info file (state=, ended_ns=
+ * ...; never workspace=, see jfixture.h). Each run writes them into a
  * throwaway state dir next to a small real workspace (jfixture.h), then
  * decodes every record, loads the journal and rolls it back twice (the
  * restore must be idempotent and must resume). What must hold, whatever the
@@ -20,6 +22,7 @@
 #include "jfixture.h"
 
 #define SEP "\n--TGFUZZ-TAR--\n"
+#define SEP_INFO "\n--TGFUZZ-INFO--\n"
 
 static struct jfx fx;
 
@@ -110,12 +113,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t tarlen = tar ? size - loglen - strlen(SEP) : 0;
 	if (tar)
 		tar += strlen(SEP);
+	const uint8_t *info = tar ? memmem(tar, tarlen, SEP_INFO, strlen(SEP_INFO)) : NULL;
+	size_t infolen = 0;
+	if (info) {
+		infolen = tarlen - (size_t)(info - tar) - strlen(SEP_INFO);
+		tarlen = (size_t)(info - tar);
+		info += strlen(SEP_INFO);
+	}
 
 	uint8_t *log = (size & 3) != 3 ? fix_crcs(data, loglen) : NULL;
 	decode_all(log ? log : data, loglen);
 	int e = jfx_reset_ws(&fx);
 	if (!e)
-		e = jfx_write_txn(&fx, log ? log : data, loglen, tar, tarlen);
+		e = jfx_write_txn_info(&fx, log ? log : data, loglen, tar, tarlen, (const char *)info, infolen);
 	free(log);
 	if (e < 0) {
 		fprintf(stderr, "fuzz-journal: cannot reset the fixture: %s\n", strerror(-e));

@@ -110,19 +110,54 @@ static inline int jfx_reset_ws(struct jfx *f)
 	return mkdir(p, 0755) < 0 ? -errno : 0;
 }
 
-/* Replace the transaction's files: info as an open run on f->ws, the given
- * log and tar (tar NULL: none), fresh stash entries, no progress/remap. */
-static inline int jfx_write_txn(struct jfx *f, const void *log, size_t loglen, const void *tar, size_t tarlen)
+/* extra: more info lines (fuzzed), written before the fixed ones; any
+ * workspace= line in it is dropped, so a restore can only ever aim at
+ * f->ws. */
+static inline char *jfx_info_text(const struct jfx *f, const char *extra, size_t extralen, size_t *len)
 {
-	char p[512], info[1024];
+	char fixed[768];
+	int n = snprintf(fixed, sizeof(fixed),
+	                 "version=1\nid=%s\nworkspace=%s\ncommand=fuzz\nstate=open\nstarted_ns=1\nended_ns=0\n",
+	                 JFX_ID, f->ws);
+	char *out = malloc(extralen + 1 + (size_t)n + 1);
+	if (!out)
+		return NULL;
+	size_t o = 0;
+	for (size_t p = 0; p < extralen;) {
+		const char *nl = memchr(extra + p, '\n', extralen - p);
+		size_t le = nl ? (size_t)(nl - extra) + 1 : extralen;
+		bool ws = le - p >= 10 && memcmp(extra + p, "workspace=", 10) == 0;
+		if (!ws) {
+			memcpy(out + o, extra + p, le - p);
+			o += le - p;
+		}
+		p = le;
+	}
+	if (o && out[o - 1] != '\n')
+		out[o++] = '\n';
+	memcpy(out + o, fixed, (size_t)n);
+	*len = o + (size_t)n;
+	return out;
+}
+
+/* Replace the transaction's files: info as an open run on f->ws (plus the
+ * extra lines), the given log and tar (tar NULL: none), fresh stash
+ * entries, no progress/remap. */
+static inline int jfx_write_txn_info(struct jfx *f, const void *log, size_t loglen, const void *tar,
+                                     size_t tarlen, const char *extra, size_t extralen)
+{
+	char p[512];
 	int e = jfx_rm_rf(f->txn);
 	if (e < 0 || mkdir(f->txn, 0700) < 0)
 		return e < 0 ? e : -errno;
-	int n = snprintf(info, sizeof(info),
-	                 "version=1\nid=%s\nworkspace=%s\ncommand=fuzz\nstate=open\nstarted_ns=1\nended_ns=0\n",
-	                 JFX_ID, f->ws);
+	size_t ilen;
+	char *info = jfx_info_text(f, extra, extralen, &ilen);
+	if (!info)
+		return -ENOMEM;
 	jfx_path(p, sizeof(p), f->txn, "info");
-	if ((e = jfx_write(p, info, (size_t)n, 0600)) < 0)
+	e = jfx_write(p, info, ilen, 0600);
+	free(info);
+	if (e < 0)
 		return e;
 	jfx_path(p, sizeof(p), f->txn, "log");
 	if ((e = jfx_write(p, log, loglen, 0600)) < 0)
@@ -140,6 +175,11 @@ static inline int jfx_write_txn(struct jfx *f, const void *log, size_t loglen, c
 		return e;
 	jfx_path(p, sizeof(p), f->txn, "stash/2");
 	return jfx_write(p, "stashed two\n", 12, 0644);
+}
+
+static inline int jfx_write_txn(struct jfx *f, const void *log, size_t loglen, const void *tar, size_t tarlen)
+{
+	return jfx_write_txn_info(f, log, loglen, tar, tarlen, NULL, 0);
 }
 
 static inline int jfx_setup(struct jfx *f)
