@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "history.h"
 #include "history_int.h"
@@ -319,7 +320,11 @@ static char *unescape(const char *s, size_t n)
 	return o;
 }
 
-static int load_absent(const char *sd, const char *id, struct tg_strset *absent)
+/* The journal's post file (journal_history.c): one "ESCAPED-PATH\tSTATE"
+ * line per path, STATE "-" when absent, else "MODE\t..." with MODE in
+ * octal. Fills absent and dirs (directories at commit); either may be NULL. */
+int tg_history_post_kinds(const char *sd, const char *id, struct tg_strset *absent,
+                          struct tg_strset *dirs)
 {
 	_cleanup_free_ char *p = tg_asprintf("%s/txn/%s/post", sd, id);
 	_cleanup_free_ char *text = NULL;
@@ -332,9 +337,12 @@ static int load_absent(const char *sd, const char *id, struct tg_strset *absent)
 		char *tab = nl ? memchr(l, '\t', (size_t)(nl - l)) : NULL;
 		if (!tab)
 			break;
-		if (nl - tab == 2 && tab[1] == '-') {
+		bool gone = nl - tab == 2 && tab[1] == '-';
+		bool dir = !gone && S_ISDIR((mode_t)strtoul(tab + 1, NULL, 8));
+		struct tg_strset *into = gone ? absent : dir ? dirs : NULL;
+		if (into) {
 			_cleanup_free_ char *rel = unescape(l, (size_t)(tab - l));
-			if (!rel || tg_strset_add(absent, rel, 0) < 0)
+			if (!rel || tg_strset_add(into, rel, 0) < 0)
 				return -ENOMEM;
 		}
 		l = nl + 1;
@@ -344,7 +352,7 @@ static int load_absent(const char *sd, const char *id, struct tg_strset *absent)
 
 /* One path from its events [a, b): the rule of txn.c's classify(). */
 static int classify(const struct tg_txinfo *run, const struct ev *a, const struct ev *b, bool exists,
-                    struct tg_changes *out)
+                    bool was_dir, struct tg_changes *out)
 {
 	bool existed = a->what != EV_CREATED && a->what != EV_MOVED_IN;
 	bool content = false, meta = false, moved = false;
@@ -357,7 +365,7 @@ static int classify(const struct tg_txinfo *run, const struct ev *a, const struc
 		return tg_history_push_change(out, TG_CHANGE_RENAMED, a->path, a->other);
 	if (!existed && exists) {
 		int e = tg_history_push_change(out, TG_CHANGE_CREATED, a->path, NULL);
-		return e ? e : tg_history_created_subtree(run, a->path, out);
+		return e || !was_dir ? e : tg_history_created_subtree(run, a->path, out);
 	}
 	if (existed && !exists)
 		return moved ? 0 : tg_history_push_change(out, TG_CHANGE_DELETED, a->path, NULL);
@@ -371,13 +379,13 @@ int tg_hist_changes(const char *state_dir, const char *id, struct tg_changes *ou
 {
 	memset(out, 0, sizeof(*out));
 	struct evs s = { 0 };
-	struct tg_strset absent = { 0 };
+	struct tg_strset absent = { 0 }, dirs = { 0 };
 	struct tg_txinfo info = { 0 };
 	int rc = tg_history_info(state_dir, id, &info);
 	if (rc == 0)
 		rc = tg_history_records(state_dir, id, ev_of_record, &s);
 	if (rc == 0)
-		rc = load_absent(state_dir, id, &absent);
+		rc = tg_history_post_kinds(state_dir, id, &absent, &dirs);
 	if (rc == 0 && s.n)
 		qsort(s.v, s.n, sizeof(*s.v), ev_cmp);
 	for (size_t i = 0; rc == 0 && i < s.n;) {
@@ -385,11 +393,13 @@ int tg_hist_changes(const char *state_dir, const char *id, struct tg_changes *ou
 		while (k < s.n && strcmp(s.v[k].path, s.v[i].path) == 0)
 			k++;
 		bool exists = tg_strset_get(&absent, s.v[i].path) == SIZE_MAX;
-		rc = classify(&info, &s.v[i], &s.v[k], exists, out);
+		bool was_dir = tg_strset_get(&dirs, s.v[i].path) != SIZE_MAX;
+		rc = classify(&info, &s.v[i], &s.v[k], exists, was_dir, out);
 		i = k;
 	}
 	evs_clear(&s);
 	tg_strset_clear(&absent);
+	tg_strset_clear(&dirs);
 	tg_txinfo_clear(&info);
 	if (rc < 0)
 		tg_changes_clear(out);
@@ -433,6 +443,7 @@ struct check_ctx {
 	struct tg_undo_result *r;
 	const struct tg_touched *newer;  /* what newer runs of the set (or undone) touched */
 	struct tg_strset mine;           /* paths this run touched */
+	struct tg_strset changed;        /* ... and changed since its commit */
 	bool all;                        /* report every changed path (no newer filter) */
 };
 
@@ -462,6 +473,8 @@ static int check_path(void *ud, const char *rel, bool changed)
 	 * run's post-state, after that run is undone (tg_history_undo). */
 	if (!changed)
 		return 0;
+	if (tg_strset_add(&c->changed, rel, 0) < 0)
+		return -ENOMEM;
 	if (!c->all) {
 		struct stat st;
 		bool file = fstatat(c->newer->wsfd, rel, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
@@ -489,28 +502,51 @@ int tg_touched_add(struct tg_touched *t, const char *rel)
 	return tg_strset_add(&t->inodes, key, 0) < 0 ? -ENOMEM : 0;
 }
 
-bool tg_touched_covers(const struct tg_touched *t, const char *rel, uint64_t dev, uint64_t ino)
+static bool inode_in(const struct tg_touched *t, uint64_t dev, uint64_t ino)
 {
-	if (tg_history_path_in(&t->paths, rel))
-		return true;
 	char key[48];
 	inode_key(key, dev, ino);
 	return ino && tg_strset_get(&t->inodes, key) != SIZE_MAX;
 }
 
-void tg_touched_clear(struct tg_touched *t)
+bool tg_touched_covers(const struct tg_touched *t, const char *rel, uint64_t dev, uint64_t ino)
 {
-	tg_strset_clear(&t->paths);
-	tg_strset_clear(&t->inodes);
-	if (t->wsfd >= 0)
-		close(t->wsfd);
-	t->wsfd = -1;
+	return tg_history_path_in(&t->paths, rel) || inode_in(t, dev, ino);
+}
+
+bool tg_touched_exactly(const struct tg_touched *t, const char *rel, uint64_t dev, uint64_t ino)
+{
+	return tg_strset_get(&t->paths, rel) != SIZE_MAX || inode_in(t, dev, ino);
 }
 
 static int collect_path(void *ud, const char *rel, bool changed)
 {
 	(void)changed;
 	return tg_touched_add(ud, rel);
+}
+
+static int collect_created(void *ud, const struct tg_jrec *r)
+{
+	struct tg_touched *t = ud;
+	if (r->kind != TG_JREC_CREATED)
+		return 0;
+	return tg_strset_add(&t->created, r->path, 0) < 0 ? -ENOMEM : 0;
+}
+
+int tg_touched_add_run(struct tg_touched *t, const char *sd, const char *id)
+{
+	int rc = tg_history_check(sd, id, collect_path, t);
+	return rc < 0 ? rc : tg_history_records(sd, id, collect_created, t);
+}
+
+void tg_touched_clear(struct tg_touched *t)
+{
+	tg_strset_clear(&t->paths);
+	tg_strset_clear(&t->inodes);
+	tg_strset_clear(&t->created);
+	if (t->wsfd >= 0)
+		close(t->wsfd);
+	t->wsfd = -1;
 }
 
 /* Paths of runs already undone that are newer than the set's oldest run:
@@ -530,7 +566,7 @@ static int seed_undone(const char *sd, const char *const *ids, struct tg_touched
 		rc = tg_history_list(sd, &v, &n);
 	for (size_t i = 0; rc == 0 && i < n; i++)
 		if (tg_hist_is_undone(&v[i]) && v[i].started_ns > oldest.started_ns)
-			rc = tg_history_check(sd, v[i].id, collect_path, newer);
+			rc = tg_touched_add_run(newer, sd, v[i].id);
 	tg_txinfo_free_all(v, n);
 	tg_txinfo_clear(&oldest);
 	return rc;
@@ -547,11 +583,11 @@ static int check_set(const char *sd, const char *const *ids, struct tg_undo_resu
 		struct check_ctx c = { .id = ids[i], .r = r, .newer = &newer };
 		rc = tg_history_check(sd, ids[i], check_path, &c);
 		if (rc == 0)
-			rc = tg_history_check_created(sd, ids[i], &newer, &c.mine, r);
-		for (size_t j = 0; rc == 0 && j < c.mine.cap; j++)
-			if (c.mine.slot[j])
-				rc = tg_touched_add(&newer, c.mine.slot[j]);
+			rc = tg_history_check_created(sd, ids[i], &newer, &c.mine, &c.changed, r);
 		tg_strset_clear(&c.mine);
+		tg_strset_clear(&c.changed);
+		if (rc == 0)
+			rc = tg_touched_add_run(&newer, sd, ids[i]);
 	}
 	tg_touched_clear(&newer);
 	return rc;
@@ -563,6 +599,7 @@ static int stopped_at(const char *sd, const char *id, struct tg_undo_result *r)
 	struct check_ctx c = { .id = id, .r = r, .all = true };
 	int rc = tg_history_check(sd, id, check_path, &c);
 	tg_strset_clear(&c.mine);
+	tg_strset_clear(&c.changed);
 	r->partial = r->nundone > 0;
 	return rc < 0 ? rc : -ESTALE;
 }

@@ -8,10 +8,8 @@
  *   there by hand after the commit, and undoing the creation would delete
  *   those silently. An entry whose inode changed (ctime, which no tool sets
  *   back) after the run committed, and that no newer run touched, was made or
- *   changed outside txguard: a conflict like any other. A directory's ctime
- *   moves whenever an entry inside it comes or goes (a newer run's, or its
- *   undo's), so a directory counts only when it was *born* after the commit
- *   (statx btime, where the filesystem keeps one).
+ *   changed outside txguard: a conflict like any other (changed_after()
+ *   says how that is told from what rollbacks and newer runs do).
  * - show: the run's summary at commit listed every entry of a created tree
  *   as created (txn.c); history lists the entries that are still as the run
  *   left them (same test, the other way round).
@@ -32,7 +30,7 @@ typedef int (*visit_fn)(void *ud, const char *path, bool after_commit);
 
 struct walker {
 	uint64_t ended_ns;
-	const struct tg_touched *skip;  /* paths (and everything below), inodes left out */
+	const struct tg_touched *skip;  /* what newer runs touched, or NULL */
 	visit_fn fn;
 	void *ud;
 };
@@ -64,6 +62,21 @@ static uint64_t ns_of(const struct statx_timestamp *t)
 	return (uint64_t)t->tv_sec * 1000000000ull + t->tv_nsec;
 }
 
+/* Made or changed after the commit? A directory: born after it. Anything
+ * else: its inode changed after it (ctime), and either its content or
+ * times were set after it (mtime: an edit) or the inode itself was born
+ * after it (a file put there by hand, even with an old mtime by cp -p or
+ * tar). A failed run's rollback touches ctime too, but puts the old mtime
+ * back into the old inode: not a change. */
+static bool changed_after(const struct statx *stx, uint64_t ended_ns)
+{
+	bool born_after = (stx->stx_mask & STATX_BTIME) && ns_of(&stx->stx_btime) > ended_ns;
+	if (S_ISDIR(stx->stx_mode))
+		return born_after;
+	return ns_of(&stx->stx_ctime) > ended_ns &&
+	       (ns_of(&stx->stx_mtime) > ended_ns || born_after);
+}
+
 static int walk(struct walker *w, int dfd, const char *rel);
 
 static int visit(struct walker *w, int dfd, const char *rel, const char *name)
@@ -73,15 +86,19 @@ static int visit(struct walker *w, int dfd, const char *rel, const char *name)
 		return -ENOMEM;
 	struct statx stx;
 	if (statx(dfd, name, AT_SYMLINK_NOFOLLOW,
-	          STATX_TYPE | STATX_INO | STATX_CTIME | STATX_BTIME, &stx) < 0)
+	          STATX_TYPE | STATX_INO | STATX_CTIME | STATX_MTIME | STATX_BTIME, &stx) < 0)
 		return errno == ENOENT ? 0 : -errno;
 	bool dir = S_ISDIR(stx.stx_mode);
-	if (w->skip && tg_touched_covers(w->skip, path, makedev(stx.stx_dev_major, stx.stx_dev_minor),
-	                                 dir ? 0 : stx.stx_ino))
+	/* What a newer run created (a whole tree) is that run's to check and
+	 * undo; what it touched is checked against its post-state, but what
+	 * lies below a touched directory is still looked at: writing a file
+	 * in a directory touches that directory too. */
+	if (w->skip && tg_strset_get(&w->skip->created, path) != SIZE_MAX)
 		return 0;
-	uint64_t when = !dir ? ns_of(&stx.stx_ctime) :
-	                (stx.stx_mask & STATX_BTIME) ? ns_of(&stx.stx_btime) : 0;
-	int rc = w->fn(w->ud, path, when > w->ended_ns);
+	bool theirs = w->skip && tg_touched_exactly(w->skip, path,
+	                                              makedev(stx.stx_dev_major, stx.stx_dev_minor),
+	                                              dir ? 0 : stx.stx_ino);
+	int rc = theirs ? 0 : w->fn(w->ud, path, changed_after(&stx, w->ended_ns));
 	if (rc != 0 || !dir)
 		return rc < 0 ? rc : 0;
 	_cleanup_close_ int sub = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -144,23 +161,28 @@ static int collect_created(void *ud, const struct tg_jrec *rec)
 }
 
 int tg_history_check_created(const char *sd, const char *id, const struct tg_touched *newer,
-                             const struct tg_strset *own, struct tg_undo_result *r)
+                             const struct tg_strset *own, const struct tg_strset *changed,
+                             struct tg_undo_result *r)
 {
 	struct tg_txinfo info = { 0 };
 	int rc = tg_history_info(sd, id, &info);
 	if (rc < 0)
 		return rc;
-	char **dirs = NULL;
+	char **made = NULL;
+	struct tg_strset dirs = { 0 };
 	if (info.ended_ns)
-		rc = tg_history_records(sd, id, collect_created, &dirs);
+		rc = tg_history_records(sd, id, collect_created, &made);
+	if (rc == 0)
+		rc = tg_history_post_kinds(sd, id, NULL, &dirs);
 	struct conflict_ctx c = { .id = id, .own = own, .r = r };
-	/* a newer run touched it (or a directory above): its own check and
-	 * undo deal with what is there */
 	struct walker w = { .ended_ns = info.ended_ns, .skip = newer, .fn = conflict_if_after, .ud = &c };
-	for (size_t i = 0; rc == 0 && dirs && dirs[i]; i++)
-		if (!tg_history_path_in(&newer->paths, dirs[i]))
-			rc = walk_below(info.workspace, dirs[i], &w);
-	tg_strv_free(dirs);
+	/* Only a directory the run left, still there: whatever else is at that
+	 * path now was put there later, and is checked as such. */
+	for (size_t i = 0; rc == 0 && made && made[i]; i++)
+		if (tg_strset_get(&dirs, made[i]) != SIZE_MAX && tg_strset_get(changed, made[i]) == SIZE_MAX)
+			rc = walk_below(info.workspace, made[i], &w);
+	tg_strv_free(made);
+	tg_strset_clear(&dirs);
 	tg_txinfo_clear(&info);
 	return rc;
 }
