@@ -631,3 +631,17 @@ Test(policy, empty_policy_filter_info)
 	tg_policy_decide(NULL, NULL, &v);
 	cr_expect_eq(v.action, TG_ACT_DENY, "no op: fail closed");
 }
+
+#include "policy_int.h"
+
+Test(default_policy, every_rule_has_examples, .init = setup_default, .fini = teardown_default)
+{
+	cr_expect_geq(dflt->nrules, 25);
+	for (size_t i = 0; i < dflt->nrules; i++) {
+		const struct tg_rule *r = dflt->rules[i];
+		cr_expect_gt(r->nmatch, 0, "rule %s has no match example", r->id);
+		if (r->kind == TG_RULE_EXEC || r->kind == TG_RULE_CONNECT)
+			cr_expect_gt(r->nnot_match, 0, "rule %s has no not_match example", r->id);
+		cr_expect(r->reason && strlen(r->reason) > 20, "rule %s: a reason says why", r->id);
+	}
+}
