@@ -337,7 +337,7 @@ rm_restore_time() {
 		(cd "$ws" && "$TXGUARD" -q --no-default-policy -p "$REPO/policy.d" --state-dir "$st" \
 			-w "$ws" --tx "$id" -- rm -rf sub) >/dev/null 2>&1 || { ok=0; break; }
 		[ ! -e "$ws/sub" ] || { ok=0; break; }
-		timed t "$TXGUARD" rollback "$id" -w "$ws" --state-dir "$st" || { ok=0; break; }
+		timed t "$TXGUARD" rollback -w "$ws" --state-dir "$st" "$id" || { ok=0; break; }
 		[ "$(cd "$ws/sub" 2>/dev/null && find . -printf '%p %y %m %s\n' | sort | md5sum)" = "$RM_SIG" ] || { ok=0; break; }
 		all+=" $t"
 	done
