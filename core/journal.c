@@ -679,7 +679,7 @@ static int save_object(struct tg_journal *j, const char *rel, const struct stat 
 
 /* Keep the inode alive: a hard link into the stash, durable before the
  * unlink runs. Link groups survive because restore re-links this inode. */
-static int stash_link(struct tg_journal *j, const char *rel, const struct stat *st)
+static int stash_link(struct tg_journal *j, const char *rel, const struct stat *st, uint32_t flags)
 {
 	char name[32];
 	snprintf(name, sizeof(name), "%llu", (unsigned long long)(j->seq + 1));
@@ -697,7 +697,7 @@ static int stash_link(struct tg_journal *j, const char *rel, const struct stat *
 	 * filesystem's metadata journal, and journaling filesystems (ext4, xfs,
 	 * btrfs transactions) never make the later unlink durable before this
 	 * earlier link. */
-	struct tg_jrec r = { .kind = TG_JREC_STASHED, .path = (char *)rel };
+	struct tg_jrec r = { .kind = TG_JREC_STASHED, .flags = flags, .path = (char *)rel };
 	tg_jmeta_from_stat(&r.meta, st);
 	if (!e)
 		e = append(j, &r, true);
@@ -706,7 +706,7 @@ static int stash_link(struct tg_journal *j, const char *rel, const struct stat *
 	return e;
 }
 
-int tg_journal_remove(struct tg_journal *j, const char *rel, const struct stat *st)
+int tg_journal_remove(struct tg_journal *j, const char *rel, const struct stat *st, bool born)
 {
 	int e = check_usable(j);
 	if (e)
@@ -719,7 +719,7 @@ int tg_journal_remove(struct tg_journal *j, const char *rel, const struct stat *
 		r.aux = x;
 		return e ? e : append(j, &r, true);
 	}
-	e = j->no_stash ? -EXDEV : stash_link(j, rel, st);
+	e = j->no_stash ? -EXDEV : stash_link(j, rel, st, born ? TG_JREC_F_BORN : 0);
 	if (e == -EXDEV || e == -EPERM || e == -EMLINK) {
 		if (e == -EXDEV)
 			j->no_stash = true;

@@ -38,6 +38,7 @@ enum tg_jrec_kind {
 #define TG_JREC_F_IMPLICIT 0x1u  /* META of a parent dir: not a change to report */
 #define TG_JREC_F_REFLINK  0x2u  /* CONTENT kept as reflink at stash/<seq>, not in the tar */
 #define TG_JREC_F_EXCHANGE 0x4u  /* RENAMED with RENAME_EXCHANGE */
+#define TG_JREC_F_BORN     0x8u  /* STASHED object was created by this run */
 
 /* Metadata of one filesystem object, as captured. */
 struct tg_jmeta {
@@ -92,7 +93,9 @@ const char *tg_journal_workspace(const struct tg_journal *j);
 int tg_journal_created(struct tg_journal *j, const char *rel);
 int tg_journal_content(struct tg_journal *j, const char *rel, const struct stat *st);
 int tg_journal_meta(struct tg_journal *j, const char *rel, const struct stat *st, bool implicit);
-int tg_journal_remove(struct tg_journal *j, const char *rel, const struct stat *st);
+/* born: the object was created by this run (kept only because a restore
+ * step needs it in place; it is not expected back at the end). */
+int tg_journal_remove(struct tg_journal *j, const char *rel, const struct stat *st, bool born);
 int tg_journal_renamed(struct tg_journal *j, const char *from, const char *to,
                        const struct stat *src, bool exchange);
 /* When records reach the disk. FULL: each record is fdatasync'd before

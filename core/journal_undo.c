@@ -48,6 +48,9 @@ struct undo {
 	size_t n, cap;
 	struct deferred *d;
 	size_t nd, capd;
+	uint64_t *known;   /* sorted (dev, ino) pairs: objects older than the run */
+	uint64_t last_seq; /* the last CREATED record */
+	size_t nknown;
 	int tarfd;
 	int progfd;
 	int err;
@@ -88,8 +91,13 @@ static int load_cb(void *ud, const struct tg_jrec *r)
 }
 
 /* Fold BORN identities into their CREATED records (meta.ino != 0: known). */
+#define TG_JREC_F_BORN_SEEN 0x80000000u /* in memory only: a BORN names it */
+
 static void fold_born(struct undo *u)
 {
+	for (size_t i = 0; i < u->n; i++)
+		if (u->v[i].kind == TG_JREC_CREATED)
+			u->last_seq = u->v[i].seq;
 	for (size_t i = 0; i < u->n; i++) {
 		const struct tg_jrec *b = &u->v[i];
 		if (b->kind != TG_JREC_BORN || b->ref == 0 || b->ref > u->n)
@@ -98,6 +106,7 @@ static void fold_born(struct undo *u)
 		if (c->seq == b->ref && c->kind == TG_JREC_CREATED) {
 			c->meta.dev = b->meta.dev;
 			c->meta.ino = b->meta.ino;
+			c->flags |= TG_JREC_F_BORN_SEEN;
 		}
 	}
 }
@@ -154,6 +163,7 @@ static bool same_object(const struct undo *u, const struct stat *st, uint64_t de
 
 static void undo_clear(struct undo *u)
 {
+	free(u->known);
 	free(u->m);
 	if (u->remapfd >= 0)
 		close(u->remapfd);
@@ -261,6 +271,50 @@ static int apply_meta(struct undo *u, const char *rel, const struct tg_jmeta *m,
 	return utimensat(pfd, leaf, ts, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
 }
 
+static int cmp_id(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+	if (x[1] != y[1])
+		return x[1] < y[1] ? -1 : 1;
+	return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+/* Identities (dev, ino) of every object the records describe as existing
+ * before its call: sorted pairs for bsearch. */
+static int build_known(struct undo *u)
+{
+	u->known = malloc((u->n + 1) * 2 * sizeof(uint64_t));
+	if (!u->known)
+		return -ENOMEM;
+	for (size_t i = 0; i < u->n; i++) {
+		const struct tg_jrec *r = &u->v[i];
+		if (r->kind == TG_JREC_CREATED || r->kind == TG_JREC_BORN || !r->meta.ino)
+			continue;
+		u->known[2 * u->nknown] = r->meta.dev;
+		u->known[2 * u->nknown + 1] = r->meta.ino;
+		u->nknown++;
+	}
+	if (u->nknown)
+		qsort(u->known, u->nknown, 2 * sizeof(uint64_t), cmp_id);
+	return 0;
+}
+
+static bool known_id(const struct undo *u, uint64_t dev, uint64_t ino)
+{
+	uint64_t key[2] = { dev, ino };
+	return u->nknown && bsearch(key, u->known, u->nknown, 2 * sizeof(uint64_t), cmp_id);
+}
+
+static bool is_known(const struct undo *u, const struct stat *st)
+{
+	if (known_id(u, st->st_dev, st->st_ino))
+		return true;
+	for (size_t i = 0; i < u->nm; i++) /* recreated by this restore */
+		if (u->m[i].ndev == st->st_dev && u->m[i].nino == st->st_ino && known_id(u, u->m[i].odev, u->m[i].oino))
+			return true;
+	return false;
+}
+
 static int undo_created(struct undo *u, const struct tg_jrec *r)
 {
 	const char *leaf;
@@ -270,8 +324,16 @@ static int undo_created(struct undo *u, const struct tg_jrec *r)
 	struct stat st;
 	if (fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return errno == ENOENT ? 0 : -errno;
+	bool seen = r->flags & TG_JREC_F_BORN_SEEN;
+	if (seen && !r->meta.ino)
+		return 0; /* the call created nothing */
 	if (r->meta.ino && !same_object(u, &st, r->meta.dev, r->meta.ino))
 		return 0; /* something else lives here now: not ours to remove */
+	/* Identity never written: the last call of a killed run (what is here
+	 * is what it made), or a BORN record lost: then never remove what the
+	 * journal knows existed before the run (only the restore put it here). */
+	if (!seen && r->seq != u->last_seq && is_known(u, &st))
+		return 0;
 	u->unsafe = r->meta.ino == 0;
 	if (!S_ISDIR(st.st_mode))
 		return unlinkat(pfd, leaf, 0) < 0 && errno != ENOENT ? -errno : 0;
@@ -569,7 +631,7 @@ static int check_stash(struct undo *u)
 		const struct tg_jrec *r = &u->v[i];
 		char name[32];
 		struct stat st;
-		if (r->kind != TG_JREC_STASHED)
+		if (r->kind != TG_JREC_STASHED || (r->flags & TG_JREC_F_BORN))
 			continue;
 		stash_name(name, r->seq);
 		if (fstatat(u->j->stashfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || st.st_nlink > 1 ||
@@ -594,7 +656,8 @@ static void walk(struct undo *u, uint64_t done_from, void (*progress)(void *, si
 			dry_one(u, r);
 		int e = undo_one(u, r);
 		u->in_flight = false;
-		if (e < 0 && getenv("TG_JOURNAL_DEBUG"))
+		const char *dbg = getenv("TG_JOURNAL_DEBUG"); /* 1: failed steps, 2: all */
+		if (dbg && (e < 0 || atoi(dbg) > 1))
 			fprintf(stderr, "txguard journal: undo %llu (%s %s): %s\n", (unsigned long long)r->seq,
 			        tg_jrec_kind_name(r->kind), r->path, strerror(-e));
 		fail(u, e);
@@ -621,6 +684,11 @@ int tg_journal_rollback(struct tg_journal *j, void (*progress)(void *ud, size_t 
 	}
 	fold_born(&u);
 	remap_load(&u);
+	e = build_known(&u);
+	if (e < 0) {
+		undo_clear(&u);
+		return e;
+	}
 	u.in_flight = u.replay;
 	e = progress_open(&u);
 	if (e < 0) {

@@ -438,6 +438,10 @@ static int settle(struct tg_txn *t)
 			e = idset_add(&t->born, st.st_dev, st.st_ino);
 		if (!e && t->pending_seq)
 			e = tg_journal_born(t->j, t->pending_seq, st.st_dev, st.st_ino);
+	} else if (t->pending_seq) {
+		/* The call failed: restore must not remove whatever it later
+		 * finds at that name (it may be an original put back). */
+		e = tg_journal_born(t->j, t->pending_seq, 0, 0);
 	}
 	t->pending_seq = 0;
 	free(t->pending_rel);
@@ -501,9 +505,10 @@ static int save_created(struct tg_txn *t, const char *rel, bool link)
  * to give back. */
 static int save_removal(struct tg_txn *t, const char *rel, const struct stat *st)
 {
-	if (!S_ISDIR(st->st_mode) && idset_has(&t->born, st) && !idset_has(&t->pinned, st))
+	bool born = !S_ISDIR(st->st_mode) && idset_has(&t->born, st);
+	if (born && !idset_has(&t->pinned, st))
 		return 0;
-	int e = tg_journal_remove(t->j, rel, st);
+	int e = tg_journal_remove(t->j, rel, st, born);
 	return e ? e : strset_add(&t->vacated, rel);
 }
 

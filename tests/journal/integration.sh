@@ -152,6 +152,35 @@ mutate_under_txguard)
 		failed_run "'$TG_MUTATE' $seed 60 . && exit 1"
 	done
 	;;
+crash_txguard)
+	# SIGKILL txguard itself at a random moment of a run, then
+	# `txguard recover`: the workspace must be as before the run.
+	: "${TG_MUTATE:?}"
+	kills=0
+	for seed in $(seq 1 ${TG_IT_SEEDS:-8}); do
+		rm -rf "$ws" "$st" && mkdir -p "$ws"
+		"$TG_MUTATE" "$((seed + 700000))" 150 "$ws"
+		"$TG_TREEHASH" "$ws" >"$TG_TMP/before"
+		(cd "$ws" && exec "$TXGUARD" --no-default-policy -q --state-dir "$st" -- "$TG_MUTATE" "$seed" 3000 .) &
+		pid=$!
+		sleep "0.$((seed * 37 % 3))$((seed * 11 % 10))"
+		if ! kill -9 "$pid" 2>/dev/null; then
+			wait "$pid" 2>/dev/null || true
+			continue # the run ended first (and committed): nothing to recover
+		fi
+		kills=$((kills + 1))
+		wait "$pid" 2>/dev/null || true
+		sleep 0.2 # the tracee dies with its tracer (PTRACE_O_EXITKILL)
+		"$TXGUARD" recover -w "$ws" --state-dir "$st" >/dev/null || fail "recover failed (seed $seed)"
+		"$TG_TREEHASH" "$ws" >"$TG_TMP/after"
+		if ! cmp -s "$TG_TMP/before" "$TG_TMP/after"; then
+			diff "$TG_TMP/before" "$TG_TMP/after" | head -10 >&2
+			fail "seed $seed: not restored after a killed txguard"
+		fi
+	done
+	[ "$kills" -gt 0 ] || fail "no run was killed mid-flight: make the runs longer"
+	echo "killed $kills runs"
+	;;
 *)
 	fail "unknown case $case_"
 	;;

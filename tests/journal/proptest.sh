@@ -27,6 +27,8 @@ while [ "$seed" -le "$last" ]; do
 	cp -a "$tmp/ws" "$tmp/ref"
 	"$TG_TREEHASH" "$tmp/ws" >"$tmp/before"
 	nops=$((5 + seed % 60))
+	# every 10th sequence is long: name reuse, inode reuse, deep histories
+	[ $((seed % 10)) != 0 ] || nops=$((300 + seed * 7 % 400))
 	if ! "$TG_MUTATE" "$seed" "$nops" "$tmp/ws" --hook "$tmp/state" --end rollback; then
 		echo "FAIL: seed $seed: rollback run failed" >&2; exit 1
 	fi
