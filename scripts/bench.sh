@@ -70,7 +70,7 @@ tg() {
 	local ws=$1 st
 	shift
 	st=$(mktemp -d "${TG_STATE_PARENT:-$RUN}/state.XXXXXX")
-	"$TXGUARD" ${TG_QUIET--q} --no-default-policy -p "$REPO/policy.d" --state-dir "$st" -w "$ws" -- "$@"
+	"$TXGUARD" -q --no-default-policy -p "$REPO/policy.d" --state-dir "$st" -w "$ws" -- "$@"
 	local rc=$?
 	rm -rf "$st"
 	return $rc
