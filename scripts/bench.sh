@@ -30,7 +30,7 @@ while [ $# -gt 0 ]; do
 	--only) ONLY=${2:?--only NAME}; shift ;;
 	--only=*) ONLY=${1#--only=} ;;
 	--reps) REPS=${2:?--reps N}; shift ;;
-	-h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
 	*) die "unknown argument: $1 (see --help)" ;;
 	esac
 	shift

@@ -38,7 +38,7 @@ while [ $# -gt 0 ]; do
 	-j) JOBS=${2:?-j N}; shift ;;
 	-j*) JOBS=${1#-j} ;;
 	--keep) KEEP=1 ;;
-	-h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
 	-*) echo "cpython-compare: unknown option $1" >&2; exit 2 ;;
 	*) TESTS+=("$1") ;;
 	esac
