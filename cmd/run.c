@@ -39,6 +39,8 @@ struct run {
 	char **policy_files;
 	bool chdir_workspace;            /* -w given and cwd outside it: run CMD there */
 	char error[512];                 /* why setup failed, for the report */
+	char *last_denial;               /* the last denial line printed, and by whom */
+	pid_t last_denial_pid;
 	bool color;
 };
 
@@ -159,9 +161,18 @@ static void say_denied(struct run *r, const struct tg_op *op, const struct tg_ve
 {
 	if (r->o->quiet)
 		return;
-	_cleanup_free_ char *line = tg_audit_denial_line(op, v, !r->o->audit_only);
+	char *line = tg_audit_denial_line(op, v, !r->o->audit_only);
 	if (!line)
 		return;
+	/* A shell walking $PATH tries /usr/bin/rm then /bin/rm: one line is
+	 * enough for the reader, the report keeps every decision. */
+	if (r->last_denial && strcmp(line, r->last_denial) == 0 && r->last_denial_pid == op->pid) {
+		free(line);
+		return;
+	}
+	free(r->last_denial);
+	r->last_denial = line;
+	r->last_denial_pid = op->pid;
 	if (r->color)
 		fprintf(stderr, "\033[1;31m%s\033[0m\n", line);
 	else
@@ -637,6 +648,7 @@ out:
 	free(r.workspace);
 	free(r.home);
 	tg_strv_free(r.policy_files);
+	free(r.last_denial);
 	unblock_signals();
 	return rc;
 }
