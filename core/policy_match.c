@@ -588,14 +588,28 @@ static int read_cwd(pid_t pid, char *buf, size_t bufsz)
 	return buf[0] == '/' ? 0 : -EINVAL;
 }
 
-/* A shell looks a command up by trying execve on every PATH entry: judging
- * the ones that do not exist would print a denial per entry for a call the
- * kernel fails with ENOENT anyway. Looked up through the tracee's root. */
+/* Names the kernel makes up for a file without one ("/memfd:x (deleted)",
+ * "/ws/tool (deleted)") are no path a lookup could find: stat says ENOENT
+ * although the exec would run the open file. */
+static bool is_kernel_name(const char *path)
+{
+	static const char deleted[] = " (deleted)";
+	size_t l = strlen(path);
+	return strncmp(path, "/memfd:", 7) == 0 ||
+	       (l >= sizeof(deleted) - 1 && strcmp(path + l - (sizeof(deleted) - 1), deleted) == 0);
+}
+
+/* A shell looks a command up by trying execve on every PATH entry. Only a
+ * named file that is not there counts as missing: execveat(fd, "",
+ * AT_EMPTY_PATH) runs an open file whatever its name says. Looked up
+ * through the tracee's root. */
 static bool program_missing(const struct tg_op *op)
 {
 	char p[PATH_MAX + 64];
 	struct stat st;
 	if (!op || op->kind != TG_OP_EXEC || op->pid <= 0 || !op->path || op->path[0] != '/')
+		return false;
+	if ((op->flags & AT_EMPTY_PATH) || is_kernel_name(op->path))
 		return false;
 	snprintf(p, sizeof(p), "/proc/%d/root%s", (int)op->pid, op->path);
 	return lstat(p, &st) < 0 && errno == ENOENT;
@@ -617,10 +631,12 @@ void tg_policy_decide(const struct tg_policy *p, const struct tg_op *op, struct 
 	if (op && op->kind == TG_OP_EXEC && op->pid > 0 && read_cwd(op->pid, cwd, sizeof(cwd)) == 0)
 		env.cwd = cwd;
 	tg_policy_decide_env(&env, op, out);
-	if (out->action == TG_ACT_DENY && program_missing(op)) {
-		memset(out, 0, sizeof(*out));
-		out->action = TG_ACT_ALLOW;
-	}
+	/* A denied exec stays denied even when the file is not there yet: an
+	 * allow would race with whoever creates it before the kernel looks.
+	 * ENOENT is what the kernel would have said, so a shell walking $PATH
+	 * goes on to the next entry and still reports "not found". */
+	if (out->action == TG_ACT_DENY && program_missing(op))
+		out->err = ENOENT;
 }
 
 /* ---- explain / examples support ------------------------------------------------- */

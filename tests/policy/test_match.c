@@ -570,28 +570,74 @@ Test(policy, relative_args_follow_process_cwd)
 	tg_policy_free(p);
 }
 
-Test(policy, missing_program_is_left_to_the_kernel, .init = setup_default, .fini = teardown_default)
+Test(policy, missing_program_stays_denied_with_enoent, .init = setup_default,
+     .fini = teardown_default)
 {
-	/* dash tries execve("/usr/local/sbin/rm") first: ENOENT, not a denial. */
+	/* dash tries execve("/usr/local/sbin/rm") first: still refused (a file
+	 * created there before the kernel looks would otherwise run), but with
+	 * the kernel's own ENOENT so the shell goes on to the next entry. */
 	char *argv[] = { "rm", "-rf", "/etc/x", NULL };
 	struct tg_op op = { .kind = TG_OP_EXEC, .argv = argv, .argc = 3, .pid = getpid() };
 	struct tg_verdict v;
 	op.path = "/nonexistent-dir/rm";
 	tg_policy_decide(dflt, &op, &v);
-	cr_expect_eq(v.action, TG_ACT_ALLOW);
+	cr_expect_eq(v.action, TG_ACT_DENY);
+	cr_expect_eq(v.err, ENOENT);
+	cr_expect_not_null(v.rule_id);
 	op.path = "/bin/sh";
 	tg_policy_decide(dflt, &op, &v);
 	cr_expect_eq(v.action, TG_ACT_DENY, "an existing program is judged");
+	cr_expect_neq(v.err, ENOENT);
 	op.pid = 0;
 	op.path = "/nonexistent-dir/rm";
 	tg_policy_decide(dflt, &op, &v);
 	cr_expect_eq(v.action, TG_ACT_DENY, "without a tracee (explain) it is judged");
-	/* kill rules are never skipped */
+	cr_expect_neq(v.err, ENOENT);
+	/* kill rules are never softened */
 	char *argv2[] = { "rm", "-rf", "/", NULL };
 	op.argv = argv2;
 	op.pid = getpid();
 	tg_policy_decide(dflt, &op, &v);
 	cr_expect_eq(v.action, TG_ACT_KILL);
+	/* an allowed exec of a missing file is left to the kernel */
+	char *argv3[] = { "ls", NULL };
+	op.argv = argv3;
+	op.argc = 1;
+	tg_policy_decide(dflt, &op, &v);
+	cr_expect_eq(v.action, TG_ACT_ALLOW);
+}
+
+Test(policy, memfd_exec_is_never_missing, .init = setup_default, .fini = teardown_default)
+{
+	/* execveat(memfd, "", AT_EMPTY_PATH): the decoder hands the fd's link
+	 * text, which stat cannot find; the exec-memfd denial must hold. */
+	char *argv[] = { "cc", "--version", NULL };
+	const char *names[] = { "/memfd:cc (deleted)", "/memfd:cc", "/memfd:a/b (deleted)" };
+	struct tg_op op = { .kind = TG_OP_EXEC, .argv = argv, .argc = 2, .pid = getpid() };
+	struct tg_verdict v;
+	for (size_t i = 0; i < TG_ARRAY_SIZE(names); i++) {
+		op.path = (char *)names[i];
+		op.flags = AT_EMPTY_PATH;
+		tg_policy_decide(dflt, &op, &v);
+		cr_expect_eq(v.action, TG_ACT_DENY, "%s", names[i]);
+		cr_expect_eq(v.err, EACCES, "%s: errno %d", names[i], v.err);
+		cr_expect_str_eq(v.rule_id ? v.rule_id : "", "exec-memfd", "%s", names[i]);
+		op.flags = 0;
+		tg_policy_decide(dflt, &op, &v);
+		cr_expect_eq(v.err, EACCES, "%s without AT_EMPTY_PATH", names[i]);
+	}
+	/* A deleted file run through its fd: the name says "(deleted)". */
+	struct tg_policy *p = load_yaml("version: 1\nrules:\n  - id: no-tool\n    reason: r\n"
+	                                "    action: deny\n    exec:\n      program: ['/ws/*']\n");
+	op.path = "/ws/tool (deleted)";
+	op.flags = AT_EMPTY_PATH;
+	tg_policy_decide(p, &op, &v);
+	cr_expect_eq(v.action, TG_ACT_DENY);
+	cr_expect_eq(v.err, EPERM);
+	op.flags = 0;
+	tg_policy_decide(p, &op, &v);
+	cr_expect_eq(v.err, EPERM, "a '(deleted)' name is not looked up");
+	tg_policy_free(p);
 }
 
 Test(policy, context_is_normalised)
