@@ -7,10 +7,12 @@
 #
 # Why it is in the fault suite: the journal learns what a creation made at
 # the next trapped call of ANY process (txn.c settle()); when that call is
-# another process's, the creation may not have run yet, the new file stays
-# unknown, and its later removal is stashed as if it were an original —
-# the restore then refuses to drop the journal (EEXIST) and the workspace
-# stays locked for every later run.
+# another process's, the creation may not have run yet: the journal then
+# takes the creation for a failed one and the restore leaves the new file in
+# place (silently: the run still reports a rollback), or the new file stays
+# unknown and its later removal is stashed as if it were an original — the
+# restore then refuses to drop the journal (EEXIST) and the workspace stays
+# locked for every later run.
 . "$(dirname "$0")/lib.sh"
 require_runs
 ws=$T/ws
@@ -41,6 +43,9 @@ run_round() {
 
 r=0
 while [ $r -lt "$rounds" ]; do
+	# Only new files (make -j writing objects): every one must be gone.
+	run_round "new files only, round $r" \
+		'i=0; while [ $i -lt 50 ]; do i=$((i+1)); echo x >new-$1-$i; done'
 	run_round "own names, round $r" \
 		'i=0; while [ $i -lt 150 ]; do i=$((i+1)); rm -f g$1-$((i % 5)); echo x$i >g$1-$((i % 5)); done'
 	run_round "shared names, round $r" \

@@ -42,13 +42,15 @@ sleep_ms() { sleep "$(awk -v m="$1" 'BEGIN { printf "%.3f", m / 1000 }')"; }
 
 # Busy tree: three writers in the background, a sleeper and the main
 # shell, each printing its pid first (stdout is an fd the tree inherits: not
-# trapped, not part of the workspace). The writers append through an fd
-# opened once, so only the main shell makes trapped calls: the races of
-# several processes changing names at once are concurrent.sh's business.
+# trapped, not part of the workspace). The writers append through an fd the
+# main shell opened before starting them, so only the main shell makes
+# trapped calls that change the tree: several processes changing names at
+# once is concurrent.sh's business (and a known bug there).
 WORKLOAD='
 echo $$
+exec 3>>w.log
 for w in 1 2 3; do
-	sh -c "echo \$\$; exec 3>>w$w.log; i=0; while [ \$i -lt 200000 ]; do i=\$((i+1)); echo \$i >&3; done" &
+	sh -c "echo \$\$; i=0; while [ \$i -lt 200000 ]; do i=\$((i+1)); echo $w.\$i >&3; done" &
 done
 sleep 60 &
 echo $!
