@@ -153,7 +153,9 @@ struct tg_txn {
 	struct idset content;    /* content (and metadata) already saved */
 	struct idset meta;       /* metadata already saved */
 	struct idset born;       /* created by this transaction: nothing to save */
-	struct strset vacated;   /* names a restore must be able to put back */
+	struct strset vacated;   /* names a restore must be able to put back, as
+	                          * "dev:ino/leaf" of their directory: the
+	                          * directory may move (and keep its entries) */
 	struct idset pinned;     /* born, but an exchange's undo needs them in place */
 	uint64_t pending_seq;    /* CREATED record whose object is not known yet */
 	char *pending_rel;
@@ -476,12 +478,31 @@ static int save_parent(struct tg_txn *t, const char *rel)
  * from outside is moved back out first, by its own RENAMED record) —
  * unless the name was vacated earlier (moved away, removed): the restore
  * must then find it free to put the old object back. */
+/* "dev:ino/leaf" of rel's directory entry, or NULL (errno set). */
+static char *entry_key(struct tg_txn *t, const char *rel, struct stat *parent)
+{
+	_cleanup_free_ char *dir = tg_fs_dirname(rel);
+	struct stat st;
+	if (!parent)
+		parent = &st;
+	if (!dir || tg_journal_lstat(t->j, dir, parent) < 0)
+		return NULL;
+	const char *slash = strrchr(rel, '/');
+	return tg_asprintf("%llx:%llx/%s", (unsigned long long)parent->st_dev,
+	                   (unsigned long long)parent->st_ino, slash ? slash + 1 : rel);
+}
+
+static int vacate(struct tg_txn *t, const char *rel)
+{
+	_cleanup_free_ char *key = entry_key(t, rel, NULL);
+	return key ? strset_add(&t->vacated, key) : 0; /* no parent: nothing to put back there */
+}
+
 static bool skip_created(struct tg_txn *t, const char *rel)
 {
-	_cleanup_free_ char *parent = tg_fs_dirname(rel);
-	struct stat st;
-	return parent && parent[0] && tg_journal_lstat(t->j, parent, &st) == 0 && idset_has(&t->born, &st) &&
-	       !strset_has(&t->vacated, rel);
+	struct stat parent;
+	_cleanup_free_ char *key = strchr(rel, '/') ? entry_key(t, rel, &parent) : NULL;
+	return key && idset_has(&t->born, &parent) && !strset_has(&t->vacated, key);
 }
 
 static int save_created(struct tg_txn *t, const char *rel, bool link)
@@ -509,7 +530,7 @@ static int save_removal(struct tg_txn *t, const char *rel, const struct stat *st
 	if (born && !idset_has(&t->pinned, st))
 		return 0;
 	int e = tg_journal_remove(t->j, rel, st, born);
-	return e ? e : strset_add(&t->vacated, rel);
+	return e ? e : vacate(t, rel);
 }
 
 static int save_content(struct tg_txn *t, const char *rel, const struct stat *st)
@@ -634,7 +655,7 @@ static int before_rename(struct tg_txn *t, const struct tg_op *op)
 	if (!e)
 		e = tg_journal_renamed(t->j, from, to, &src, exchange);
 	if (!e)
-		e = strset_add(&t->vacated, from);
+		e = vacate(t, from);
 	return e;
 }
 

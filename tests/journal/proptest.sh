@@ -28,7 +28,7 @@ while [ "$seed" -le "$last" ]; do
 	"$TG_TREEHASH" "$tmp/ws" >"$tmp/before"
 	nops=$((5 + seed % 60))
 	# every 10th sequence is long: name reuse, inode reuse, deep histories
-	[ $((seed % 10)) != 0 ] || nops=$((300 + seed * 7 % 400))
+	[ $((seed % 10)) != 0 ] || nops=$((300 + seed * 7 % 1700))
 	if ! "$TG_MUTATE" "$seed" "$nops" "$tmp/ws" --hook "$tmp/state" --end rollback; then
 		echo "FAIL: seed $seed: rollback run failed" >&2; exit 1
 	fi
