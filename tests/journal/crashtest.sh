@@ -20,6 +20,7 @@ while [ "$seed" -le "$last" ]; do
 	"$TG_MUTATE" "$((seed + 2000000))" 200 "$tmp/ws"
 	"$TG_TREEHASH" "$tmp/ws" >"$tmp/before"
 	r=$(( (seed * 7919) % 150 ))
+	[ $((seed % 7)) != 0 ] || r=$(( (seed * 7919) % 1200 ))
 	case $((seed % 3)) in
 	0)	# after an op is journaled, before its call runs
 		end=none; set -- --die-op "$r" ;;
@@ -28,7 +29,9 @@ while [ "$seed" -le "$last" ]; do
 	*)	# at a random time: anywhere, even inside one capture or restore
 		end=rollback; set -- ;;
 	esac
-	"$TG_MUTATE" "$seed" 150 "$tmp/ws" --hook "$tmp/state" --end "$end" "$@" &
+	n=150
+	[ $((seed % 7)) != 0 ] || n=1200 # now and then a long history
+	"$TG_MUTATE" "$seed" "$n" "$tmp/ws" --hook "$tmp/state" --end "$end" "$@" &
 	pid=$!
 	if [ $# = 0 ]; then
 		sleep "0.0$(( (seed * 104729) % 10 ))"
