@@ -518,6 +518,29 @@ static void print_quoted_argv(FILE *out, char *const *argv)
 	}
 }
 
+/* Print the rules that match op; nm counts those printed so far. */
+static size_t explain_matched(const struct tg_policy *p, const struct tg_match_env *env,
+                              const struct tg_op *op, bool json, FILE *out, size_t nm)
+{
+	for (size_t i = 0; p && i < p->nrules; i++) {
+		const struct tg_rule *r = p->rules[i];
+		if (r->disabled_by || !tg_rule_matches(r, env, op))
+			continue;
+		if (json) {
+			fputs(nm ? ",{\"id\":" : "{\"id\":", out);
+			json_str(out, r->id);
+			fprintf(out, ",\"action\":\"%s\",\"source\":", tg_action_name(r->action));
+			json_str(out, r->source);
+			fputc('}', out);
+		} else {
+			fprintf(out, "%s%-6s %s (%s)\n", nm ? "  " : "matched:\n  ", tg_action_name(r->action),
+			        r->id, r->source);
+		}
+		nm++;
+	}
+	return nm;
+}
+
 void tg_policy_explain_exec(const struct tg_policy *p, char *const *argv, bool json, FILE *out)
 {
 	char cwd[PATH_MAX];
@@ -558,23 +581,20 @@ void tg_policy_explain_exec(const struct tg_policy *p, char *const *argv, bool j
 			fputs("\nrule: none matched (exec is allowed by default)", out);
 		fputc('\n', out);
 	}
-	size_t nm = 0;
-	for (size_t i = 0; p && i < p->nrules; i++) {
-		const struct tg_rule *r = p->rules[i];
-		if (r->disabled_by || !tg_rule_matches(r, &env, &op))
-			continue;
-		if (json) {
-			fputs(nm ? ",{\"id\":" : "{\"id\":", out);
-			json_str(out, r->id);
-			fprintf(out, ",\"action\":\"%s\",\"source\":", tg_action_name(r->action));
-			json_str(out, r->source);
-			fputc('}', out);
-		} else {
-			fprintf(out, "%s%-6s %s (%s)\n", nm ? "  " : "matched:\n  ", tg_action_name(r->action),
-			        r->id, r->source);
+	size_t nm = explain_matched(p, &env, &op, json, out, 0);
+	/* ld.so PROG: the rules that matched the program the loader runs. */
+	struct tg_op cur = { 0 }, next;
+	for (const struct tg_op *at = &op; tg_loader_op(&env, at, false, &next) == 0; at = &cur) {
+		if (!json) {
+			fprintf(out, "%s  (the loader runs %s)\n", nm ? "" : "matched:\n",
+			        next.path ? next.path : next.argv[0]);
+			nm += !nm; /* the "matched:" header is out */
 		}
-		nm++;
+		nm = explain_matched(p, &env, &next, json, out, nm);
+		tg_loader_op_clear(&cur);
+		cur = next;
 	}
+	tg_loader_op_clear(&cur);
 	if (json)
 		fputs("]}\n", out);
 	tg_op_clear(&op);

@@ -135,6 +135,16 @@ void tg_rule_free(struct tg_rule *r);
 /* policy_match.c */
 bool tg_rule_matches(const struct tg_rule *r, const struct tg_match_env *env, const struct tg_op *op);
 void tg_policy_decide_env(const struct tg_match_env *env, const struct tg_op *op, struct tg_verdict *out);
+
+/* The dynamic loader as a wrapper: true for an exec of ld.so (ld-linux*.so*,
+ * ld.so, ld64.so*, ld-musl-*.so*). tg_loader_op fills *in with the exec of
+ * the program it will run: path resolved (in the tracee's view when op->pid
+ * is set), argv borrowed from op (so free it with tg_loader_op_clear, never
+ * tg_op_clear). `alt` reads unknown loader options as taking a value.
+ * 0, -ENOENT (not a loader, or no program named), -ENOMEM. */
+bool tg_is_loader_exec(const struct tg_op *op);
+int tg_loader_op(const struct tg_match_env *env, const struct tg_op *op, bool alt, struct tg_op *in);
+void tg_loader_op_clear(struct tg_op *in);
 /* Build the exec op for argv as if the kernel ran it (PATH lookup). */
 int tg_policy_exec_op(char *const *argv, struct tg_op *op);
 /* Check one rule's examples; print failures, return their count. */

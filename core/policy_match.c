@@ -18,6 +18,7 @@
 
 #include "argv.h"
 #include "glob.h"
+#include "path.h"
 #include "policy_int.h"
 #include "util.h"
 
@@ -549,15 +550,127 @@ static void network_default(const struct tg_match_env *env, const struct tg_op *
 	            "network access is denied by default in this policy");
 }
 
-void tg_policy_decide_env(const struct tg_match_env *env, const struct tg_op *op,
-                          struct tg_verdict *out)
+/* ---- the dynamic loader --------------------------------------------------------- */
+
+/* "ld.so PROG" maps and runs PROG without any exec of it: the kernel only
+ * sees the loader. The names glibc and musl install, also as the real file
+ * an exec resolves to (ld-2.31.so behind ld-linux-x86-64.so.2). */
+static bool is_loader_name(const char *name)
+{
+	static const char *const pats[] = { "ld-*.so*", "ld.so*", "ld64.so*" };
+	for (size_t i = 0; i < TG_ARRAY_SIZE(pats); i++)
+		if (tg_glob_match(pats[i], name, TG_GLOB_STRING) == TG_GLOB_MATCH)
+			return true;
+	return false;
+}
+
+static bool in_list(const char *const *v, const char *s)
+{
+	for (size_t i = 0; v[i]; i++)
+		if (strcmp(v[i], s) == 0)
+			return true;
+	return false;
+}
+
+/* The loader's own options (glibc rtld, musl ldso): they stop at the first
+ * argument that does not start with "--"; "--" itself ends them. */
+static const char *const ldso_value_opts[] = {
+	"--library-path", "--inhibit-rpath", "--audit", "--preload", "--argv0",
+	"--glibc-hwcaps-prepend", "--glibc-hwcaps-mask", NULL,
+};
+static const char *const ldso_flag_opts[] = {
+	"--list", "--verify", "--inhibit-cache", "--list-tunables", "--list-diagnostics",
+	"--help", "--version", NULL,
+};
+
+/* Index of the program in a loader's argv (argc when there is none) and the
+ * --argv0 value. An option this list does not know is read as a flag, or
+ * with unknown_value as taking the next word: the caller judges both. */
+static size_t ldso_program(char *const *argv, size_t argc, bool unknown_value, const char **argv0)
+{
+	size_t i = 1;
+	*argv0 = NULL;
+	while (i < argc && strncmp(argv[i], "--", 2) == 0) {
+		const char *a = argv[i];
+		if (a[2] == '\0')
+			return i + 1;
+		if (strncmp(a, "--argv0=", 8) == 0)
+			*argv0 = a + 8;
+		bool value = in_list(ldso_value_opts, a) ||
+		             (unknown_value && !in_list(ldso_flag_opts, a) && !strchr(a, '='));
+		if (value && strcmp(a, "--argv0") == 0 && i + 1 < argc)
+			*argv0 = argv[i + 1];
+		i += value ? 2 : 1;
+	}
+	return i < argc ? i : argc;
+}
+
+/* The program as the loader opens it: in the tracee's view (its cwd, its
+ * symlinks, /proc/self/fd/N of a memfd) when there is a tracee, else
+ * lexically against env->cwd (explain, examples). */
+static char *loader_program_path(const struct tg_match_env *env, pid_t pid, const char *arg)
+{
+	char buf[PATH_MAX];
+	char *out = NULL;
+	if (pid > 0 && tg_path_resolve(pid, AT_FDCWD, arg, true, false, &out) == 0)
+		return out;
+	if (tg_arg_to_path(arg, env->cwd, NULL, buf, sizeof(buf)) < 0)
+		return NULL;
+	return tg_strdup(buf);
+}
+
+bool tg_is_loader_exec(const struct tg_op *op)
+{
+	const char *prog;
+	if (!op || op->kind != TG_OP_EXEC || !op->argv || !op->argv[0])
+		return false;
+	prog = op->path ? op->path : op->argv[0];
+	return is_loader_name(base_name(prog));
+}
+
+int tg_loader_op(const struct tg_match_env *env, const struct tg_op *op, bool alt, struct tg_op *in)
+{
+	const char *argv0;
+	memset(in, 0, sizeof(*in));
+	if (!tg_is_loader_exec(op))
+		return -ENOENT;
+	size_t argc = tg_strv_len(op->argv);
+	if (op->argc && op->argc < argc)
+		argc = op->argc;
+	size_t i = ldso_program(op->argv, argc, alt, &argv0);
+	if (i >= argc)
+		return -ENOENT;
+	in->kind = TG_OP_EXEC;
+	in->name = op->name;
+	in->nr = op->nr;
+	in->pid = op->pid;
+	in->argc = argc - i;
+	in->argv = calloc(in->argc + 1, sizeof(*in->argv));
+	if (!in->argv)
+		return -ENOMEM;
+	/* NULL when it cannot be named: the names in argv are still judged. */
+	in->path = loader_program_path(env, op->pid, op->argv[i]);
+	/* Strings stay borrowed from op; the program sees --argv0 as argv[0]
+	 * (busybox dispatches on it). */
+	memcpy(in->argv, op->argv + i, in->argc * sizeof(*in->argv));
+	if (argv0)
+		in->argv[0] = (char *)argv0;
+	return 0;
+}
+
+void tg_loader_op_clear(struct tg_op *in)
+{
+	free(in->argv);
+	free(in->path);
+	memset(in, 0, sizeof(*in));
+}
+
+/* ---- decide ------------------------------------------------------------------------ */
+
+static void judge_one(const struct tg_match_env *env, const struct tg_op *op, struct tg_verdict *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->action = TG_ACT_ALLOW;
-	if (!op) {
-		set_builtin(out, TG_ACT_DENY, EPERM, "internal", "no operation to judge");
-		return;
-	}
 	builtin_verdict(env, op, out);
 	network_default(env, op, out);
 	const struct tg_policy *p = env->p;
@@ -575,6 +688,57 @@ void tg_policy_decide_env(const struct tg_match_env *env, const struct tg_op *op
 		out->reason = r->reason;
 		out->source = r->source;
 	}
+}
+
+static void merge_stricter(struct tg_verdict *out, const struct tg_verdict *v)
+{
+	if (v->action > out->action)
+		*out = *v;
+}
+
+/* The programs a loader exec runs, judged like execs of their own; a loader
+ * running a loader is followed to the end. Iterative: argv is attacker
+ * sized. An unknown loader option is read both ways. */
+static void judge_loaded(const struct tg_match_env *env, const struct tg_op *op, struct tg_verdict *out)
+{
+	struct tg_op cur = { 0 }, next = { 0 };
+	struct tg_verdict v;
+	const struct tg_op *at = op;
+	while (tg_is_loader_exec(at)) {
+		struct tg_op other;
+		if (tg_loader_op(env, at, true, &other) == 0) {
+			judge_one(env, &other, &v);
+			merge_stricter(out, &v);
+			tg_loader_op_clear(&other);
+		}
+		int rc = tg_loader_op(env, at, false, &next);
+		if (rc == -ENOMEM) {
+			set_builtin(&v, TG_ACT_DENY, EPERM, "internal",
+			            "out of memory judging the loader's program");
+			merge_stricter(out, &v);
+		}
+		if (rc < 0)
+			break;
+		judge_one(env, &next, &v);
+		merge_stricter(out, &v);
+		tg_loader_op_clear(&cur);
+		cur = next;
+		memset(&next, 0, sizeof(next));
+		at = &cur;
+	}
+	tg_loader_op_clear(&cur);
+}
+
+void tg_policy_decide_env(const struct tg_match_env *env, const struct tg_op *op,
+                          struct tg_verdict *out)
+{
+	if (!op) {
+		memset(out, 0, sizeof(*out));
+		set_builtin(out, TG_ACT_DENY, EPERM, "internal", "no operation to judge");
+		return;
+	}
+	judge_one(env, op, out);
+	judge_loaded(env, op, out);
 }
 
 static int read_cwd(pid_t pid, char *buf, size_t bufsz)

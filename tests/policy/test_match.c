@@ -2,7 +2,10 @@
  * small purpose-written policies. */
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/un.h>
+#include <unistd.h>
 
 #include "test_util.h"
 
@@ -690,4 +693,107 @@ Test(default_policy, every_rule_has_examples, .init = setup_default, .fini = tea
 			cr_expect_gt(r->nnot_match, 0, "rule %s has no not_match example", r->id);
 		cr_expect(r->reason && strlen(r->reason) > 20, "rule %s: a reason says why", r->id);
 	}
+}
+
+/* ---- the dynamic loader as a wrapper ---- */
+
+Test(loader, judges_the_program_it_runs, .init = setup_default, .fini = teardown_default)
+{
+	static const char *const kill_lines[] = {
+		"/lib64/ld-linux-x86-64.so.2 /usr/bin/rm -rf /",
+		"/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 /bin/rm -rf /usr",
+		"/lib/x86_64-linux-gnu/ld-2.31.so /bin/rm -rf /usr",
+		"/lib/ld-musl-x86_64.so.1 /bin/rm -rf /etc",
+		"/usr/lib64/ld.so rm -rf /",
+		"/lib64/ld64.so.2 /bin/rm -rf /",
+		"/lib64/ld-linux-x86-64.so.2 --library-path /x --preload /y.so --inhibit-cache /bin/rm -rf /",
+		"/lib64/ld-linux-x86-64.so.2 --list --verify --audit a.so /bin/rm -rf /",
+		"/lib64/ld-linux-x86-64.so.2 --library-path=/x /bin/rm -rf /",
+		"/lib64/ld-linux-x86-64.so.2 -- /bin/rm -rf /",
+		"/lib64/ld-linux-x86-64.so.2 --argv0 rm /bin/busybox -rf /",
+		"/lib64/ld-linux-x86-64.so.2 --argv0=rm /bin/busybox -rf /",
+		/* a loader running a loader */
+		"/lib64/ld-linux-x86-64.so.2 /lib64/ld-linux-x86-64.so.2 --argv0 x /bin/rm -rf /",
+		/* an option it does not know: read both ways */
+		"/lib64/ld-linux-x86-64.so.2 --future-opt /bin/rm -rf /",
+		"/lib64/ld-linux-x86-64.so.2 --future-opt value /bin/rm -rf /",
+		/* relative to the process's cwd, like other relative args */
+		"/lib64/ld-linux-x86-64.so.2 ../../../bin/rm -rf /",
+	};
+	for (size_t i = 0; i < TG_ARRAY_SIZE(kill_lines); i++)
+		expect_exec(kill_lines[i], TG_ACT_KILL, "rm-recursive-system");
+	expect_exec("/lib64/ld-linux-x86-64.so.2 /usr/bin/sudo id", TG_ACT_DENY, "privilege-escalation");
+	expect_exec("/lib64/ld-linux-x86-64.so.2 /usr/bin/rm -rf build", TG_ACT_ALLOW, NULL);
+	expect_exec("/lib64/ld-linux-x86-64.so.2 --list", TG_ACT_ALLOW, NULL);
+	expect_exec("/lib64/ld-linux-x86-64.so.2 --library-path", TG_ACT_ALLOW, NULL);
+	expect_exec("/lib64/ld-linux-x86-64.so.2 --help", TG_ACT_ALLOW, NULL);
+	/* not loaders: their arguments are not programs */
+	expect_exec("ldconfig /bin/rm -rf /", TG_ACT_ALLOW, NULL);
+	expect_exec("ldd /usr/bin/sudo", TG_ACT_ALLOW, NULL);
+	expect_exec("/usr/bin/ld.bfd /bin/rm -rf /", TG_ACT_ALLOW, NULL);
+}
+
+Test(loader, path_rules_and_program_paths, .init = setup_default, .fini = teardown_default)
+{
+	struct tg_policy *p = load_yaml("version: 1\nrules:\n  - id: no-tool\n    reason: r\n"
+	                                "    action: deny\n    exec:\n      program: ['/opt/bad/*']\n");
+	struct tg_verdict v;
+	judge_line(p, "/lib64/ld-linux-x86-64.so.2 /opt/bad/tool --x", &v);
+	cr_expect_eq(v.action, TG_ACT_DENY);
+	cr_expect_str_eq(v.rule_id ? v.rule_id : "", "no-tool");
+	judge_line(p, "/lib64/ld-linux-x86-64.so.2 /opt/good/tool", &v);
+	cr_expect_eq(v.action, TG_ACT_ALLOW);
+	tg_policy_free(p);
+	/* exec-memfd is a path rule with ops: [exec]: it applies too. */
+	judge_line(dflt, "/lib64/ld-linux-x86-64.so.2 '/memfd:cc (deleted)'", &v);
+	cr_expect_eq(v.action, TG_ACT_DENY);
+	cr_expect_str_eq(v.rule_id ? v.rule_id : "", "exec-memfd");
+}
+
+/* With a tracee (here: this process), the program is resolved in its view:
+ * a symlink in the workspace and /proc/self/fd/N of a memfd both name what
+ * the loader will open. */
+Test(loader, resolved_in_the_tracee_view, .init = setup_default, .fini = teardown_default)
+{
+	char dir[] = "/tmp/tg-ldso-XXXXXX";
+	cr_assert_not_null(mkdtemp(dir));
+	_cleanup_free_ char *bad = tg_asprintf("%s/bad", dir);
+	_cleanup_free_ char *real = tg_asprintf("%s/bad/esc-denied", dir);
+	_cleanup_free_ char *alias = tg_asprintf("%s/innocent", dir);
+	cr_assert_eq(mkdir(bad, 0700), 0);
+	int fd = open(real, O_WRONLY | O_CREAT | O_EXCL, 0700);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	cr_assert_eq(symlink(real, alias), 0);
+	_cleanup_free_ char *yaml = tg_asprintf(
+		"version: 1\nrules:\n  - id: no-tool\n    reason: r\n    action: deny\n"
+		"    exec:\n      program: ['%s/*']\n",
+		bad);
+	struct tg_policy *p = load_yaml(yaml);
+	char *argv[] = { "/lib64/ld-linux-x86-64.so.2", alias, NULL };
+	struct tg_op op = { .kind = TG_OP_EXEC, .argv = argv, .argc = 2, .pid = getpid() };
+	struct tg_verdict v;
+	op.path = "/lib64/ld-linux-x86-64.so.2";
+	tg_policy_decide(p, &op, &v);
+	cr_expect_eq(v.action, TG_ACT_DENY, "a symlink to the program");
+	cr_expect_str_eq(v.rule_id ? v.rule_id : "", "no-tool");
+	op.pid = 0;
+	tg_policy_decide(p, &op, &v);
+	cr_expect_eq(v.action, TG_ACT_ALLOW, "without a tracee only the name is known");
+	tg_policy_free(p);
+
+	int mfd = memfd_create("cc", 0);
+	cr_assert_geq(mfd, 0);
+	char magic[64];
+	snprintf(magic, sizeof(magic), "/proc/self/fd/%d", mfd);
+	argv[1] = magic;
+	op.pid = getpid();
+	tg_policy_decide(dflt, &op, &v);
+	cr_expect_eq(v.action, TG_ACT_DENY, "a memfd through /proc/self/fd");
+	cr_expect_str_eq(v.rule_id ? v.rule_id : "", "exec-memfd");
+	close(mfd);
+	unlink(alias);
+	unlink(real);
+	rmdir(bad);
+	rmdir(dir);
 }
