@@ -388,6 +388,27 @@ static int decode_unix_bind(pid_t pid, struct tg_op *op)
 	return tg_path_resolve(pid, AT_FDCWD, p, false, false, &op->path);
 }
 
+/* connect/sendto/sendmsg to a named AF_UNIX socket: the kernel looks the
+ * name up like any path (relative to cwd, through symlinks and
+ * /proc/self/fd/N), so the policy must judge the socket it reaches, not the
+ * name as written. The resolved path goes to op->path (these calls have no
+ * other); an abstract or unnamed address, or another family, has none. */
+static int decode_unix_peer(pid_t pid, struct tg_op *op)
+{
+	const struct sockaddr_un *un = (const struct sockaddr_un *)&op->addr;
+	size_t max = op->addrlen > offsetof(struct sockaddr_un, sun_path)
+	                     ? op->addrlen - offsetof(struct sockaddr_un, sun_path)
+	                     : 0;
+	if (op->addr.ss_family != AF_UNIX || max == 0 || un->sun_path[0] == '\0')
+		return 0;
+	if (max > sizeof(un->sun_path))
+		max = sizeof(un->sun_path);
+	_cleanup_free_ char *p = tg_strndup(un->sun_path, max);
+	if (!p)
+		return -ENOMEM;
+	return tg_path_resolve(pid, AT_FDCWD, p, true, false, &op->path);
+}
+
 int tg_decode(pid_t pid, long nr, const uint64_t args[6], struct tg_op *op)
 {
 	return tg_decode_full(pid, nr, args, op, NULL);
@@ -429,6 +450,11 @@ int tg_decode_full(pid_t pid, long nr, const uint64_t args[6], struct tg_op *op,
 			return e;
 		if (sc->unix_path)
 			return decode_unix_bind(pid, op);
+		if (sc->kind == TG_OP_CONNECT || sc->kind == TG_OP_SENDTO) {
+			e = decode_unix_peer(pid, op);
+			if (e < 0)
+				return e;
+		}
 	}
 	e = decode_strings(pid, &r, op);
 	if (e < 0)

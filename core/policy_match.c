@@ -405,9 +405,19 @@ static bool connect_matches(const struct tg_rule *r, const struct tg_op *op)
 	char name[sizeof(((struct sockaddr_un *)0)->sun_path) + 2];
 	struct inet a;
 	if (unix_name(op, name, sizeof(name))) {
-		for (size_t i = 0; i < cm->unix_paths.n; i++)
-			if (gmatch(cm->unix_paths.v[i], name, TG_GLOB_STRING, closed))
+		/* The decoder resolved a named socket in the tracee's view (cwd,
+		 * symlinks, /proc/self/fd/N) into op->path: that is the socket
+		 * reached. An allow rule looks at it alone; deny, kill and audit
+		 * also at the name as written (a rule naming /var/run/x still
+		 * catches a /var/run that is a symlink to /run). */
+		bool named = name[0] != '@' && op->path;
+		for (size_t i = 0; i < cm->unix_paths.n; i++) {
+			const char *pat = cm->unix_paths.v[i];
+			if (named && gmatch(pat, op->path, TG_GLOB_STRING, closed))
 				return true;
+			if ((closed || !named) && gmatch(pat, name, TG_GLOB_STRING, closed))
+				return true;
+		}
 		return false;
 	}
 	if (!get_inet(op, &a))
