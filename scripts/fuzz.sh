@@ -15,7 +15,7 @@ set -eu
 
 cd "$(dirname "$0")/.."
 secs=${FUZZ_SECONDS:-60}
-build=build-fuzz
+build="build-fuzz"
 merge=0
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -57,8 +57,8 @@ for line in $all; do targets="$targets ${line#*:}/${line%%:*}"; done
 ninja -C "$build" $targets >/dev/null
 
 mkdir -p fuzz/crashes
-export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1}
-export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+export ASAN_OPTIONS="${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 status=0
 summary=""
 for line in $all; do
@@ -68,7 +68,7 @@ for line in $all; do
 	seeds=$dir/fuzz-corpus
 	work=$build/fuzz-corpus/$name
 	mkdir -p "$work"
-	[ -d "$seeds" ] && cp -n "$seeds"/* "$work"/ 2>/dev/null || true
+	if [ -d "$seeds" ]; then cp -n "$seeds"/* "$work"/ 2>/dev/null || true; fi
 	log=$build/fuzz-$name.log
 	echo "== $name: ${secs}s on $work (seeds: $seeds)"
 	rc=0

@@ -12,6 +12,7 @@ TG_FAULTS_NS=${TG_FAULTS_NS:-want}
 . "$(dirname "$0")/lib.sh"
 : "${TG_PROBE:?run through meson test (TG_PROBE unset)}"
 require_runs
+# shellcheck disable=SC2034 # read by tg() in lib.sh
 TG_Q= # the runs' own messages land in $T/err, shown on failure
 
 # random_file PATH BYTES: incompressible content (zstd cannot save us room).
@@ -76,7 +77,7 @@ rc=0; tg -w "$ws" --state-dir "$st" -- sh -c '
 	exit 1' sh "$TG_PROBE" >"$T/out" 2>"$T/err" || rc=$?
 ok=$(grep -c '^ok' "$T/out" || true)
 full=$(grep -c '^err ENOSPC$' "$T/out" || true)
-[ "$ok" -ge 1 ] && [ "$full" -ge 1 ] || { cat "$T/out" "$T/err" >&2; fail "expected some overwrites journaled and some refused (ok=$ok enospc=$full)"; }
+{ [ "$ok" -ge 1 ] && [ "$full" -ge 1 ]; } || { cat "$T/out" "$T/err" >&2; fail "expected some overwrites journaled and some refused (ok=$ok enospc=$full)"; }
 [ $((ok + full)) = 40 ] || fail "unexpected probe results: $(sort "$T/out" | uniq -c)"
 expect_rc "exit code of the failed run" 1
 assert_manifest "journal filled mid-run, then restored" "$T/before" "$ws"

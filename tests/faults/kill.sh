@@ -11,6 +11,7 @@
 # TG_FAULTS_KEEP=DIR keeps the last killed journal and workspace there.
 . "$(dirname "$0")/lib.sh"
 require_runs
+# shellcheck disable=SC3045 # dash and bash both have ulimit -c
 ulimit -c 0 # the SIGSEGV case must not leave core files around
 
 iters=${TG_FAULTS_ITERS:-30}
@@ -69,7 +70,7 @@ check_tree_gone() {
 		n=0
 		while [ -d "/proc/$p" ] && [ "$(awk '{ print $3 }' "/proc/$p/stat" 2>/dev/null)" != Z ]; do
 			n=$((n + 1))
-			[ $n -lt 100 ] || fail "round $round: traced process $p outlived txguard ($(cat "/proc/$p/cmdline" | tr '\0' ' '))"
+			[ $n -lt 100 ] || fail "round $round: traced process $p outlived txguard ($(tr '\0' ' ' <"/proc/$p/cmdline"))"
 			sleep 0.01
 		done
 	done

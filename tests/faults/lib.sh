@@ -35,6 +35,7 @@ unset TXGUARD_STATE_DIR TXGUARD_POLICY
 printf 'version: 1\n' >"$T/policy.yaml"
 
 # tg ARGS: txguard with the test policy (ARGS carry -w, --state-dir, -- CMD).
+# shellcheck disable=SC2086 # TG_Q is "-q" or empty
 tg() { "$TXGUARD" ${TG_Q--q} --no-default-policy -p "$T/policy.yaml" "$@"; }
 code() { rc=0; "$@" || rc=$?; echo "$rc"; }
 
