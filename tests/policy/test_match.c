@@ -797,3 +797,40 @@ Test(loader, resolved_in_the_tracee_view, .init = setup_default, .fini = teardow
 	rmdir(bad);
 	rmdir(dir);
 }
+
+/* /proc/PID/mem opened for writing patches a live process (one whose exec
+ * was already judged). Outside the workspace the built-in read-only rule
+ * refuses it anyway; the default rule holds where that does not apply. */
+Test(proc_mem, write_opens_are_denied, .init = setup_default, .fini = teardown_default)
+{
+	static const char *const mem[] = { "/proc/1234/mem", "/proc/1/task/77/mem" };
+	static const char *const other[] = { "/proc/1234/maps", "/proc/1234/memx", "/proc/1/task/77/comm" };
+	const char *paths[] = { TG_TEST_POLICYDIR };
+	struct tg_policy *p = NULL;
+	struct tg_policy_diags d = { 0 };
+	cr_assert_eq(tg_policy_load(&p, paths, 1, &d), 0);
+	/* A workspace that contains /proc: the built-in rule allows writes. */
+	struct tg_policy_ctx ctx = { "/", HOME, STATE };
+	tg_policy_set_ctx(p, &ctx);
+	struct tg_op op = { .kind = TG_OP_OPEN, .name = "openat", .writes = true };
+	struct tg_verdict v;
+	const int modes[] = { O_WRONLY, O_RDWR, O_RDWR | O_CREAT };
+	for (size_t m = 0; m < TG_ARRAY_SIZE(modes); m++) {
+		op.flags = modes[m];
+		for (size_t i = 0; i < TG_ARRAY_SIZE(mem); i++) {
+			op.path = (char *)mem[i];
+			tg_policy_decide(p, &op, &v);
+			cr_expect_eq(v.action, TG_ACT_DENY, "%s", mem[i]);
+			cr_expect_eq(v.err, EACCES);
+			cr_expect_str_eq(v.rule_id ? v.rule_id : "", "proc-mem-write", "%s", mem[i]);
+			tg_policy_decide(dflt, &op, &v);
+			cr_expect_eq(v.action, TG_ACT_DENY, "%s in the usual workspace", mem[i]);
+		}
+		for (size_t i = 0; i < TG_ARRAY_SIZE(other); i++) {
+			op.path = (char *)other[i];
+			tg_policy_decide(p, &op, &v);
+			cr_expect_eq(v.action, TG_ACT_ALLOW, "%s", other[i]);
+		}
+	}
+	tg_policy_free(p);
+}
