@@ -255,6 +255,12 @@ const char *const *tg_policy_writable_paths(const struct tg_policy *p, size_t *n
 	return p && p->writable_exp.v ? (const char *const *)p->writable_exp.v : NULL;
 }
 
+const char *const *tg_policy_files(const struct tg_policy *p, size_t *n)
+{
+	*n = p ? p->files.n : 0;
+	return p && p->files.v ? (const char *const *)p->files.v : NULL;
+}
+
 const char *const *tg_policy_deny_read_paths(const struct tg_policy *p, size_t *n)
 {
 	*n = p ? p->deny_read_exp.n : 0;

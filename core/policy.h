@@ -83,6 +83,12 @@ const char *const *tg_policy_writable_paths(const struct tg_policy *p, size_t *n
 /* Secret paths that must not be read (absolute, expanded). */
 const char *const *tg_policy_deny_read_paths(const struct tg_policy *p, size_t *n);
 
+/* The policy files loaded, in load order, directories expanded into their
+ * files; spelled as given to tg_policy_load (a directory's files as
+ * "DIR/NAME"), or the name given to tg_policy_load_string. Owned by the
+ * policy; *n = 0 and NULL for a NULL policy. For the run report. */
+const char *const *tg_policy_files(const struct tg_policy *p, size_t *n);
+
 /* `txguard policy check`: run every rule's examples; print failures as
  * "file:line:col: message". Returns the number of failures. */
 int tg_policy_check_examples(const struct tg_policy *p, FILE *out);

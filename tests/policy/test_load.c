@@ -383,6 +383,49 @@ Test(merge, files_in_given_order_and_missing_file, .init = mk_tmp, .fini = rm_tm
 	free(errs);
 }
 
+Test(merge, files_lists_what_was_loaded_in_order, .init = mk_tmp, .fini = rm_tmp)
+{
+	write_file("20-b.yaml", "version: 1\n");
+	write_file("10-a.yml", "version: 1\n");
+	write_file("notes.txt", "not yaml: [\n");
+	write_file(".hidden.yaml", "version: 1\n");
+	char extra[4200];
+	snprintf(extra, sizeof(extra), "%s/extra.yaml", tmpdir);
+	write_file("extra.yaml", "version: 1\n");
+	/* The default directory first, then this one, then a single file. */
+	const char *paths[] = { TG_TEST_POLICYDIR, tmpdir, extra };
+	char *errs = NULL;
+	struct tg_policy *p = load_paths(paths, 3, &errs);
+	cr_assert_not_null(p, "%s", errs);
+	free(errs);
+	size_t n = 0;
+	const char *const *f = tg_policy_files(p, &n);
+	static const char *const dflt[] = { "00-base.yaml", "10-exec.yaml", "20-git.yaml",
+		                            "30-network.yaml", "40-limits.yaml", "50-syscalls.yaml" };
+	size_t nd = TG_ARRAY_SIZE(dflt);
+	cr_assert_eq(n, nd + 4, "got %zu files", n);
+	for (size_t i = 0; i < nd; i++) {
+		_cleanup_free_ char *want = tg_asprintf("%s/%s", TG_TEST_POLICYDIR, dflt[i]);
+		cr_expect_str_eq(f[i], want);
+	}
+	/* extra.yaml is both in the directory (lexically first) and named. */
+	const char *mine[] = { "10-a.yml", "20-b.yaml", "extra.yaml" };
+	for (size_t i = 0; i < TG_ARRAY_SIZE(mine); i++) {
+		_cleanup_free_ char *want = tg_asprintf("%s/%s", tmpdir, mine[i]);
+		cr_expect_str_eq(f[nd + i], want);
+	}
+	cr_expect_str_eq(f[nd + 3], extra);
+	cr_expect_null(f[n], "NULL-terminated");
+	tg_policy_free(p);
+	cr_expect_null(tg_policy_files(NULL, &n));
+	cr_expect_eq(n, 0);
+	struct tg_policy *s = load_yaml("version: 1\n");
+	f = tg_policy_files(s, &n);
+	cr_expect_eq(n, 1);
+	cr_expect_str_eq(f[0], "t.yaml");
+	tg_policy_free(s);
+}
+
 Test(merge, error_in_second_file_names_that_file, .init = mk_tmp, .fini = rm_tmp)
 {
 	write_file("1.yaml", "version: 1\n");
