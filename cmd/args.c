@@ -18,7 +18,7 @@ enum {
 	OPT_TIMEOUT, OPT_KILL_AFTER, OPT_GRACE, OPT_MAX_PROCS, OPT_MEMORY_LIMIT,
 	OPT_MAX_FILE_SIZE, OPT_ENV_ALLOW, OPT_ENV_DENY, OPT_STRIP_SECRETS, OPT_REPORT,
 	OPT_REPORT_FD, OPT_LOG, OPT_LOG_FD, OPT_LOG_LEVEL, OPT_LOCK, OPT_TX,
-	OPT_TX_FAILURE, OPT_COLOR, OPT_JSON, OPT_FORCE,
+	OPT_TX_FAILURE, OPT_COLOR, OPT_JSON, OPT_FORCE, OPT_JOURNAL_SYNC,
 };
 
 static const struct option long_opts[] = {
@@ -45,6 +45,7 @@ static const struct option long_opts[] = {
 	{ "lock", required_argument, NULL, OPT_LOCK },
 	{ "tx", required_argument, NULL, OPT_TX },
 	{ "tx-failure", required_argument, NULL, OPT_TX_FAILURE },
+	{ "journal-sync", required_argument, NULL, OPT_JOURNAL_SYNC },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "color", required_argument, NULL, OPT_COLOR },
 	{ "json", no_argument, NULL, OPT_JSON },
@@ -250,6 +251,14 @@ static int set_option(int c, const char *arg, struct tg_opts *o, FILE *err)
 			o->tx_failure_all = true;
 		else
 			return bad(err, "--tx-failure: '%s' is not self or all", arg);
+		break;
+	case OPT_JOURNAL_SYNC:
+		if (strcmp(arg, "full") == 0)
+			o->journal_batch = false;
+		else if (strcmp(arg, "batch") == 0)
+			o->journal_batch = true;
+		else
+			return bad(err, "--journal-sync: '%s' is not full or batch", arg);
 		break;
 	case 'q': o->quiet = true; break;
 	case OPT_COLOR:

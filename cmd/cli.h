@@ -67,6 +67,7 @@ struct tg_opts {
 	bool lock_fail;
 	const char *tx;
 	bool tx_failure_all;
+	bool journal_batch;              /* --journal-sync batch */
 	bool quiet;
 	enum tg_color color;
 

@@ -495,6 +495,7 @@ static int setup(struct run *r, int *report_fd, int *log_fd)
 		.lock = o->lock_fail ? TG_LOCK_FAIL : TG_LOCK_WAIT,
 		.command = cmdline,
 		.join_id = o->tx,
+		.batch_sync = o->journal_batch,
 	};
 	rc = tg_txn_open(&r->txn, &topts);
 	if (rc == -EBUSY)

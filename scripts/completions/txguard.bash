@@ -6,7 +6,7 @@
 _txguard_run_opts="-w --workspace -p --policy --no-default-policy --state-dir
 --rollback-on --audit-only --timeout --kill-after --grace --max-procs
 --memory-limit --max-file-size --env-allow --env-deny --strip-secrets --report
---report-fd --log --log-fd --log-level --lock --tx --tx-failure -q --quiet
+--report-fd --log --log-fd --log-level --lock --tx --tx-failure --journal-sync -q --quiet
 --color -h --help -V --version"
 _txguard_subcmds="run policy doctor recover log show diff undo begin commit rollback help"
 
@@ -34,7 +34,7 @@ _txguard_takes_arg()
 	-w | --workspace | -p | --policy | --state-dir | --rollback-on | --timeout | \
 	--kill-after | --grace | --max-procs | --memory-limit | --max-file-size | \
 	--env-allow | --env-deny | --report | --report-fd | --log | --log-fd | \
-	--log-level | --lock | --tx | --tx-failure | --color) return 0 ;;
+	--log-level | --lock | --tx | --tx-failure | --journal-sync | --color) return 0 ;;
 	esac
 	return 1
 }
@@ -89,6 +89,9 @@ _txguard()
 		return 0 ;;
 	--tx-failure)
 		mapfile -t COMPREPLY < <(compgen -W "self all" -- "$cur")
+		return 0 ;;
+	--journal-sync)
+		mapfile -t COMPREPLY < <(compgen -W "full batch" -- "$cur")
 		return 0 ;;
 	--color)
 		mapfile -t COMPREPLY < <(compgen -W "auto always never" -- "$cur")

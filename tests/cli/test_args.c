@@ -83,7 +83,7 @@ Test(args, every_run_option)
 	                   "--env-allow", "PATH", "--env-deny", "AWS_*", "--strip-secrets",
 	                   "--report", "r.json", "--report-fd", "7", "--log", "l.jsonl",
 	                   "--log-fd", "8", "--log-level", "all", "--lock", "fail", "--tx", "t1",
-	                   "--tx-failure", "all", "-q", "--color", "never", "--", "make"), 0);
+	                   "--tx-failure", "all", "--journal-sync", "batch", "-q", "--color", "never", "--", "make"), 0);
 	cr_assert_str_eq(o.policies[0], "a.yaml");
 	cr_assert_str_eq(o.policies[1], "b.d");
 	cr_assert(o.no_default_policy);
@@ -109,6 +109,7 @@ Test(args, every_run_option)
 	cr_assert(o.lock_fail);
 	cr_assert_str_eq(o.tx, "t1");
 	cr_assert(o.tx_failure_all);
+	cr_assert(o.journal_batch);
 	cr_assert(o.quiet);
 	cr_assert_eq(o.color, TG_COLOR_NEVER);
 	cr_assert_str_eq(o.argv[0], "make");
@@ -124,7 +125,7 @@ Test(args, bad_values_are_errors)
 		{ "--rollback-on", "sometimes", "--" }, { "--rollback-on", "256", "--" },
 		{ "--log-level", "verbose", "--" }, { "--lock", "maybe", "--" },
 		{ "--color", "blue", "--" }, { "--memory-limit", "lots", "--" },
-		{ "--report-fd", "x", "--" }, { "--tx-failure", "some", "--" },
+		{ "--report-fd", "x", "--" }, { "--tx-failure", "some", "--" }, { "--journal-sync", "never", "--" },
 	};
 	for (size_t i = 0; i < TG_ARRAY_SIZE(bad); i++) {
 		char *v[] = { "txguard", (char *)bad[i][0], (char *)bad[i][1], "--", "true", NULL };
