@@ -253,12 +253,14 @@ static int set_option(int c, const char *arg, struct tg_opts *o, FILE *err)
 			return bad(err, "--tx-failure: '%s' is not self or all", arg);
 		break;
 	case OPT_JOURNAL_SYNC:
-		if (strcmp(arg, "full") == 0)
-			o->journal_batch = false;
+		if (strcmp(arg, "auto") == 0)
+			o->journal_sync = TG_SYNC_CHOICE_AUTO;
+		else if (strcmp(arg, "full") == 0)
+			o->journal_sync = TG_SYNC_CHOICE_FULL;
 		else if (strcmp(arg, "batch") == 0)
-			o->journal_batch = true;
+			o->journal_sync = TG_SYNC_CHOICE_BATCH;
 		else
-			return bad(err, "--journal-sync: '%s' is not full or batch", arg);
+			return bad(err, "--journal-sync: '%s' is not auto, full or batch", arg);
 		break;
 	case 'q': o->quiet = true; break;
 	case OPT_COLOR:

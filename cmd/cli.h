@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "txn.h"
 #include "util.h"
 
 enum tg_subcmd {
@@ -67,7 +68,7 @@ struct tg_opts {
 	bool lock_fail;
 	const char *tx;
 	bool tx_failure_all;
-	bool journal_batch;              /* --journal-sync batch */
+	int journal_sync;                /* --journal-sync: enum tg_sync_choice */
 	bool quiet;
 	enum tg_color color;
 

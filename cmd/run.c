@@ -495,7 +495,7 @@ static int setup(struct run *r, int *report_fd, int *log_fd)
 		.lock = o->lock_fail ? TG_LOCK_FAIL : TG_LOCK_WAIT,
 		.command = cmdline,
 		.join_id = o->tx,
-		.batch_sync = o->journal_batch,
+		.sync = (enum tg_sync_choice)o->journal_sync,
 	};
 	rc = tg_txn_open(&r->txn, &topts);
 	if (rc == -EBUSY)

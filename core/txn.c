@@ -11,8 +11,11 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <linux/fs.h>
+#include <linux/magic.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/statfs.h>
+#include <sys/sysmacros.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -364,12 +367,67 @@ void tg_txn_free(struct tg_txn *t)
 	errno = saved;
 }
 
-static enum tg_sync_mode sync_mode(const struct tg_txn_opts *opts)
+/* ext4 mounted with data=ordered (its default) or data=journal commits a
+ * file's appended data before any later metadata change of the same
+ * filesystem, and its journal commits metadata changes in order: a journal
+ * record (and the stash hard link) written before the workspace call is on
+ * disk before that call's effect is, without an fdatasync of our own.
+ * tmpfs does not survive a power cut at all. */
+static bool ordered_fs(const char *path)
+{
+	struct statfs sf;
+	if (statfs(path, &sf) < 0)
+		return false;
+	if (sf.f_type == TMPFS_MAGIC)
+		return true;
+	if (sf.f_type != EXT4_SUPER_MAGIC)
+		return false;
+	struct stat st;
+	if (stat(path, &st) < 0)
+		return false;
+	/* data=writeback gives no data ordering: look at the mount options. */
+	_cleanup_fclose_ FILE *f = fopen("/proc/self/mountinfo", "re");
+	char line[4096];
+	bool writeback = false, found = false;
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned maj, min;
+		if (sscanf(line, "%*u %*u %u:%u", &maj, &min) != 2)
+			continue;
+		if (makedev(maj, min) != st.st_dev)
+			continue;
+		found = true;
+		writeback = writeback || strstr(line, "data=writeback") != NULL;
+	}
+	return found && !writeback;
+}
+
+static enum tg_sync_mode sync_mode(const struct tg_txn_opts *opts, const char *workspace,
+                                   const char *state_dir)
 {
 	const char *env = getenv("TXGUARD_JOURNAL_SYNC");
-	if (opts->batch_sync || (env && !strcmp(env, "batch")))
+	enum tg_sync_choice c = opts->sync;
+	if (env && !strcmp(env, "batch"))
+		c = TG_SYNC_CHOICE_BATCH;
+	else if (env && !strcmp(env, "full"))
+		c = TG_SYNC_CHOICE_FULL;
+	if (opts->batch_sync)
+		c = TG_SYNC_CHOICE_BATCH;
+	switch (c) {
+	case TG_SYNC_CHOICE_FULL:
+		return TG_SYNC_FULL;
+	case TG_SYNC_CHOICE_BATCH:
 		return TG_SYNC_BATCH;
-	return TG_SYNC_FULL;
+	case TG_SYNC_CHOICE_AUTO:
+	default: {
+		/* Same filesystem with ordered commits: the per-call sync buys
+		 * nothing, so sync in batches; anything else: every record. */
+		struct stat a, b;
+		if (stat(workspace, &a) == 0 && stat(state_dir, &b) == 0 && a.st_dev == b.st_dev &&
+		    ordered_fs(state_dir))
+			return TG_SYNC_BATCH;
+		return TG_SYNC_FULL;
+	}
+	}
 }
 
 int tg_txn_open(struct tg_txn **out, const struct tg_txn_opts *opts)
@@ -398,7 +456,7 @@ int tg_txn_open(struct tg_txn **out, const struct tg_txn_opts *opts)
 	if (!e)
 		e = tg_journal_create(t->state_dir, t->workspace, opts->command, opts->join_id, &t->j);
 	if (!e)
-		tg_journal_set_sync(t->j, sync_mode(opts));
+		tg_journal_set_sync(t->j, sync_mode(opts, t->workspace, t->state_dir));
 	if (e < 0) {
 		tg_txn_free(t);
 		return e;

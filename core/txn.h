@@ -32,7 +32,13 @@ struct tg_txn_opts {
 	 * runs, so a power cut loses nothing. true (or TXGUARD_JOURNAL_SYNC=batch):
 	 * at most one fdatasync per 20 ms; still safe when txguard is killed,
 	 * much faster for runs of many small calls (rm -rf, tar -x). */
-	bool batch_sync;
+	bool batch_sync;            /* same as sync = TG_SYNC_CHOICE_BATCH */
+	/* When journal records reach the disk (TXGUARD_JOURNAL_SYNC overrides):
+	 * AUTO (0): batched where the filesystem orders them for us (the state
+	 * dir on the workspace's ext4 with ordered data, or tmpfs), else FULL;
+	 * FULL: fdatasync before every journaled call; BATCH: at most every
+	 * 20 ms (safe against a killed txguard, not a power cut). */
+	enum tg_sync_choice { TG_SYNC_CHOICE_AUTO = 0, TG_SYNC_CHOICE_FULL, TG_SYNC_CHOICE_BATCH } sync;
 };
 
 /* One changed path in the summary. */

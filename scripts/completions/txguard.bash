@@ -91,7 +91,7 @@ _txguard()
 		mapfile -t COMPREPLY < <(compgen -W "self all" -- "$cur")
 		return 0 ;;
 	--journal-sync)
-		mapfile -t COMPREPLY < <(compgen -W "full batch" -- "$cur")
+		mapfile -t COMPREPLY < <(compgen -W "auto full batch" -- "$cur")
 		return 0 ;;
 	--color)
 		mapfile -t COMPREPLY < <(compgen -W "auto always never" -- "$cur")

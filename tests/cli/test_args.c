@@ -109,7 +109,7 @@ Test(args, every_run_option)
 	cr_assert(o.lock_fail);
 	cr_assert_str_eq(o.tx, "t1");
 	cr_assert(o.tx_failure_all);
-	cr_assert(o.journal_batch);
+	cr_assert_eq(o.journal_sync, TG_SYNC_CHOICE_BATCH);
 	cr_assert(o.quiet);
 	cr_assert_eq(o.color, TG_COLOR_NEVER);
 	cr_assert_str_eq(o.argv[0], "make");
