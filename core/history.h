@@ -9,7 +9,9 @@
  * undoing every not-yet-undone run from the newest down to ID, newest first.
  * Before anything is touched, every path of every run in that set is checked
  * against the post-state the journal recorded at commit: a path whose current
- * state differs was changed OUTSIDE txguard since (a hand edit). Then the
+ * state differs was changed OUTSIDE txguard since (a hand edit), and so is
+ * an entry made or edited by hand inside a directory the run created
+ * (history_created.c). Then the
  * WHOLE undo is refused (nothing changes, every such path is named) unless
  * `force`: a partial undo would leave a tree that never existed, mixing
  * states of different runs. Nothing is ever silently overwritten: a forced
@@ -56,9 +58,10 @@ bool tg_hist_is_undone(const struct tg_txinfo *i);
  * prefix is ambiguous. *idx is the entry's index in h. */
 int tg_hist_find(const struct tg_hist *h, const char *id, size_t *idx);
 
-/* What one run changed, path by path, from its journal records: the first
- * record of each path decides its kind (created, deleted, modified, renamed,
- * metadata); implicit parent-directory metadata is left out. */
+/* What one run changed, path by path: the rule of the run's own summary at
+ * commit (txn.c), with "exists at commit" from the post-state; the entries
+ * of a directory the run created are listed as created while they are still
+ * as the run left them. */
 int tg_hist_changes(const char *state_dir, const char *id, struct tg_changes *out);
 
 /* ---- undo ---- */
@@ -85,7 +88,8 @@ void tg_undo_result_clear(struct tg_undo_result *r);
 int tg_hist_undo(const char *workspace, const char *state_dir, const char *id, bool force,
                  struct tg_undo_result *r);
 
-/* Undo exactly the runs in ids (NULL-terminated, newest first), with the same
+/* Undo exactly the runs in ids (NULL-terminated, newest first; runs undone
+ * already are skipped, a run gone from history is -ENOENT), with the same
  * check first. The check compares each path with the post-state of the
  * newest run in the set that touched it; a hand edit made BETWEEN two runs of
  * the set shows only once the newer run is undone: the undo then stops there
