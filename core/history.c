@@ -667,6 +667,14 @@ int tg_hist_undo_set(const char *workspace, const char *state_dir, const char *c
 	return undo_checked(sd, (const char *const *)todo, force, r);
 }
 
+static bool changed_nothing(const struct tg_txinfo *i)
+{
+	for (size_t k = 0; k < 5; k++)
+		if (i->counts[k])
+			return false;
+	return true;
+}
+
 int tg_hist_undo(const char *workspace, const char *state_dir, const char *id, bool force,
                  struct tg_undo_result *r)
 {
@@ -676,8 +684,10 @@ int tg_hist_undo(const char *workspace, const char *state_dir, const char *id, b
 		return rc;
 	size_t at = 0;
 	if (!id) {
-		/* the newest run not undone yet */
-		while (at < h.n && tg_hist_is_undone(&h.v[at]))
+		/* the newest run not undone yet that changed something: `ls` run
+		 * after `rm -rf src` should not make a bare `undo` a no-op (the
+		 * empty runs newer than it are undone with it) */
+		while (at < h.n && (tg_hist_is_undone(&h.v[at]) || changed_nothing(&h.v[at])))
 			at++;
 		rc = at < h.n ? 0 : -ENOENT;
 	} else {

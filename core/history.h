@@ -81,7 +81,8 @@ struct tg_undo_result {
 };
 void tg_undo_result_clear(struct tg_undo_result *r);
 
-/* Undo run id (NULL = the newest not-undone run) and every newer run not yet
+/* Undo run id (NULL = the newest not-undone run that changed something) and
+ * every newer run not yet
  * undone, newest first. -ENOENT: no such run, or nothing left to undo;
  * -EALREADY: that run is already undone; -ESTALE with r->refused: paths
  * changed outside since (r->conflicts), nothing was changed. */
