@@ -55,3 +55,14 @@ tg -- touch p || fail "run p"
 p=$(ids | sed -n 1p)
 h show "${p%?}" | grep -q "created *p$" || fail "show by id prefix"
 assert_eq "an ambiguous prefix" 1 "$(code h show "$(printf %s "$p" | cut -c1-8)" 2>/dev/null)"
+
+# diff of a binary file modified in place: sizes and SHA-256 of both sides
+printf '\000\001\002' >"$ws/bin"
+tg -- sh -c 'printf "\000\377" > bin' || fail "binary run"
+b=$(ids | sed -n 1p)
+h diff "$b" bin >"$TG_TMP/diffb" || fail "diff of a binary file"
+grep -q "^Binary file bin differs" "$TG_TMP/diffb" || fail "no binary line: $(cat "$TG_TMP/diffb")"
+grep -q "before: 3 bytes, sha256 $(printf '\000\001\002' | sha256sum | cut -d' ' -f1)" "$TG_TMP/diffb" ||
+	fail "pre-image size/hash: $(cat "$TG_TMP/diffb")"
+grep -q "now:    2 bytes, sha256 $(printf '\000\377' | sha256sum | cut -d' ' -f1)" "$TG_TMP/diffb" ||
+	fail "current size/hash: $(cat "$TG_TMP/diffb")"
