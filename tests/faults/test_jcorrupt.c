@@ -103,7 +103,7 @@ static void restore_case(struct jfx *f, const char *log, size_t loglen, const ch
 	cr_assert_null(changed, "%s: the restore changed something outside the workspace: %s", what, changed);
 }
 
-static char names[256][1024];
+static char names[2048][1024];
 
 /* One regression input in a child process, so that a crash in one does not
  * hide the others. Exit 0: refused or restored, nothing outside changed;
@@ -141,7 +141,7 @@ Test(jcorrupt, regressions_refuse_cleanly)
 {
 	struct jfx f;
 	cr_assert_eq(jfx_setup(&f), 0);
-	size_t n = list_dir("regress", names, 256);
+	size_t n = list_dir("regress", names, 2048);
 	cr_assert_gt(n, 0);
 	char failed[4096] = "";
 	for (size_t i = 0; i < n; i++) {
@@ -169,7 +169,7 @@ Test(jcorrupt, truncated_logs_stop_at_the_torn_tail, .timeout = 120)
 {
 	struct jfx f;
 	cr_assert_eq(jfx_setup(&f), 0);
-	size_t n = list_dir("fuzz-corpus", names, 256), logs = 0;
+	size_t n = list_dir("fuzz-corpus", names, 2048), logs = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (!strstr(names[i], ".log") || strstr(names[i], ".logtar"))
 			continue;
@@ -197,7 +197,7 @@ Test(jcorrupt, bit_flips_are_refused, .timeout = 120)
 {
 	struct jfx f;
 	cr_assert_eq(jfx_setup(&f), 0);
-	size_t n = list_dir("fuzz-corpus", names, 256);
+	size_t n = list_dir("fuzz-corpus", names, 2048);
 	for (size_t i = 0; i < n; i++) {
 		if (!strstr(names[i], ".log") || strstr(names[i], ".logtar"))
 			continue;
