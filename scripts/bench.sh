@@ -19,6 +19,7 @@ set -u
 export LC_ALL=C
 
 HERE=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=bench/common.sh
 . "$HERE/bench/common.sh"
 
 QUICK=0
@@ -157,7 +158,6 @@ run_under() { # run_under VARIANT WS CMD...
 }
 
 # ---- (a) a real C build: Debian's zlib, configured, built and tested ----
-BUILD_DIR=
 build_prep() {
 	rm -rf "$RUN/zlib"
 	cp -a "$BENCH_CACHE/zlib-src" "$RUN/zlib"
@@ -168,6 +168,8 @@ build_run() {
 section_build() {
 	say "== build: zlib configure && make -j2 && make test"
 	"$HERE/bench/fetch-zlib.sh" "$BENCH_CACHE" || die "could not fetch zlib's source"
+	# (variants prints a word list: splitting it is the point.)
+	# shellcheck disable=SC2046
 	if [ "$QUICK" = 1 ]; then
 		# One round: the build is the slowest workload here.
 		local REPS=1
@@ -185,6 +187,7 @@ forkexec_run() {
 }
 section_forkexec() {
 	say "== forkexec: $LOOP_N x (/bin/true; sh -c :)"
+	# shellcheck disable=SC2046
 	BV_NOTE="$((LOOP_N * 2)) execs" bench_variants forkexec forkexec_prep forkexec_run \
 		$(variants strace-full strace-mut)
 }
@@ -329,7 +332,7 @@ section_rmrf() {
 # The restore alone, timed: a multi-command transaction (begin; rm -rf under --tx;
 # rollback), so that only `txguard rollback` is on the clock.
 rm_restore_time() {
-	local ws="$RUN/rmws" st="$RUN/state-tx" r t id all= ok=1 m mn
+	local ws="$RUN/rmws" st="$RUN/state-tx" r t id all="" ok=1 m mn
 	for ((r = 1; r <= REPS; r++)); do
 		rm_prep
 		rm -rf "$st"

@@ -64,7 +64,7 @@ POLICY=(--no-default-policy -p "$REPO/policy.d")
 
 # run NAME [PREFIX...]: one regrtest run in $WORK/NAME/ws; log, junit and time beside it.
 run() {
-	local name=$1 dir="$WORK/$1" t0 t1 rc
+	local dir="$WORK/$1" t0 t1 rc
 	shift
 	mkdir -p "$dir/ws"
 	t0=$EPOCHREALTIME

@@ -4,6 +4,7 @@
 
 BENCH_CACHE=${BENCH_CACHE:-/var/tmp/txguard-bench}
 REPO=${REPO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+# shellcheck disable=SC2034  # used by bench.sh, which sources this file
 PY=/usr/bin/python3
 
 say() { printf '%s\n' "$*" >&2; }
