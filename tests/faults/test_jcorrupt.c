@@ -104,6 +104,18 @@ static void restore_case(struct jfx *f, const char *log, size_t loglen, const ch
 }
 
 static char names[2048][1024];
+static struct jfx fx;
+
+/* Criterion runs .fini even when an assertion ends the test early. */
+static void fx_init(void)
+{
+	cr_assert_eq(jfx_setup(&fx), 0);
+}
+
+static void fx_fini(void)
+{
+	jfx_teardown(&fx);
+}
 
 /* One regression input in a child process, so that a crash in one does not
  * hide the others. Exit 0: refused or restored, nothing outside changed;
@@ -137,10 +149,9 @@ static void regression_child(struct jfx *f, const char *path)
 	_exit(0);
 }
 
-Test(jcorrupt, regressions_refuse_cleanly)
+Test(jcorrupt, regressions_refuse_cleanly, .init = fx_init, .fini = fx_fini)
 {
-	struct jfx f;
-	cr_assert_eq(jfx_setup(&f), 0);
+	struct jfx f = fx;
 	size_t n = list_dir("regress", names, 2048);
 	cr_assert_gt(n, 0);
 	char failed[4096] = "";
@@ -159,16 +170,14 @@ Test(jcorrupt, regressions_refuse_cleanly)
 		         WIFSIGNALED(st) ? "crashed with signal" : "exit", WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
 		strncat(failed, line, sizeof(failed) - strlen(failed) - 1);
 	}
-	jfx_teardown(&f);
 	cr_assert_str_empty(failed, "fuzzer-found journals not handled cleanly:%s", failed);
 }
 
 /* The corpus logs, cut at every length: the records before the cut decode,
  * the torn one stops the reader, the restore stays inside. */
-Test(jcorrupt, truncated_logs_stop_at_the_torn_tail, .timeout = 120)
+Test(jcorrupt, truncated_logs_stop_at_the_torn_tail, .timeout = 120, .init = fx_init, .fini = fx_fini)
 {
-	struct jfx f;
-	cr_assert_eq(jfx_setup(&f), 0);
+	struct jfx f = fx;
 	size_t n = list_dir("fuzz-corpus", names, 2048), logs = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (!strstr(names[i], ".log") || strstr(names[i], ".logtar"))
@@ -188,15 +197,13 @@ Test(jcorrupt, truncated_logs_stop_at_the_torn_tail, .timeout = 120)
 		free(b.p);
 	}
 	cr_assert_gt(logs, 0, "no .log seeds in tests/faults/fuzz-corpus");
-	jfx_teardown(&f);
 }
 
 /* One flipped bit anywhere in a record: CRC32 catches every single-bit
  * error, so the reader stops exactly at that record. */
-Test(jcorrupt, bit_flips_are_refused, .timeout = 120)
+Test(jcorrupt, bit_flips_are_refused, .timeout = 120, .init = fx_init, .fini = fx_fini)
 {
-	struct jfx f;
-	cr_assert_eq(jfx_setup(&f), 0);
+	struct jfx f = fx;
 	size_t n = list_dir("fuzz-corpus", names, 2048);
 	for (size_t i = 0; i < n; i++) {
 		if (!strstr(names[i], ".log") || strstr(names[i], ".logtar"))
@@ -225,16 +232,14 @@ Test(jcorrupt, bit_flips_are_refused, .timeout = 120)
 		}
 		free(b.p);
 	}
-	jfx_teardown(&f);
 }
 
 /* A capture that runs out of room (RLIMIT_FSIZE: EFBIG, as ENOSPC would)
  * must leave pre.tar.zst a clean sequence of frames: the next capture is
  * readable and the restore puts both files back. */
-Test(jcorrupt, failed_capture_leaves_the_tar_usable)
+Test(jcorrupt, failed_capture_leaves_the_tar_usable, .init = fx_init, .fini = fx_fini)
 {
-	struct jfx f;
-	cr_assert_eq(jfx_setup(&f), 0);
+	struct jfx f = fx;
 	char big[512], a[512], c[512];
 	jfx_path(big, sizeof(big), f.ws, "big");
 	jfx_path(a, sizeof(a), f.ws, "a");
@@ -267,5 +272,4 @@ Test(jcorrupt, failed_capture_leaves_the_tar_usable)
 	cr_assert(jfx_file_is(a, "alpha\n"));
 	tg_journal_free(j);
 	free(bytes);
-	jfx_teardown(&f);
 }
