@@ -608,6 +608,8 @@ int tg_cmd_run(struct tg_opts *o)
 			           "(unknown name or errno out of range)", bad);
 		else
 			setup_fail(&r, "cannot build the seccomp filter: %s", strerror(-rc));
+		/* Nothing ran, but the journal is open: close it cleanly. */
+		tg_txn_rollback(r.txn, NULL, NULL);
 		report_setup_failure(&r, report_fd, r.error);
 		rc = 125;
 		goto out;
