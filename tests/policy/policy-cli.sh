@@ -38,6 +38,13 @@ out=$("$TXGUARD" policy explain --no-default-policy -p "$P" --json -- git push -
 case $out in *'"verdict":"deny","errno":"EPERM","rule":"git-push-force"'*) ;; *) fail "explain json: $out" ;; esac
 out=$("$TXGUARD" policy explain --no-default-policy -p "$P" -- rm -rf /)
 case $out in *"verdict: kill"*"rule: rm-recursive-system"*) ;; *) fail "explain text: $out" ;; esac
+# The dynamic loader is a wrapper: what it runs is judged.
+out=$("$TXGUARD" policy explain --no-default-policy -p "$P" -- /lib64/ld-linux-x86-64.so.2 \
+	--library-path /x /bin/rm -rf /)
+case $out in *"verdict: kill"*"rule: rm-recursive-system"*"the loader runs /bin/rm"*) ;;
+*) fail "explain through ld.so: $out" ;; esac
+out=$("$TXGUARD" policy explain --no-default-policy -p "$P" --json -- /lib/ld-musl-x86_64.so.1 sudo id)
+case $out in *'"verdict":"deny"'*'"rule":"privilege-escalation"'*) ;; *) fail "explain json through ld.so: $out" ;; esac
 out=$("$TXGUARD" policy explain --no-default-policy -p "$P" -p "$TG_TMP/ex.yaml" --json)
 case $out in *'"id":"no-ls","kind":"exec","action":"deny"'*) ;; *) fail "dump json: $out" ;; esac
 echo "policy check/explain: OK"
