@@ -79,6 +79,16 @@ int tg_policy_paths(const struct tg_opts *o, char ***out)
 		return -ENOMEM;
 	if (push_env_paths(&v) < 0)
 		return -ENOMEM;
+	/* The workspace's own policy, when it has one (the command may not
+	 * write it: see tg_workspace_policy_file()). */
+	_cleanup_free_ char *ws = NULL;
+	if (tg_workspace_path(o, &ws) == 0) {
+		_cleanup_free_ char *wp = tg_path_join(ws, TG_WORKSPACE_POLICY);
+		if (!wp)
+			return -ENOMEM;
+		if (access(wp, F_OK) == 0 && tg_strv_push(&v, wp) < 0)
+			return -ENOMEM;
+	}
 	for (size_t i = 0; o->policies && o->policies[i]; i++)
 		if (tg_strv_push(&v, o->policies[i]) < 0)
 			return -ENOMEM;

@@ -109,5 +109,9 @@ int tg_cmd_history(struct tg_opts *o);
 /* Policy paths in load order: installed policy.d (unless --no-default-policy),
  * $TXGUARD_POLICY entries, then -p. Returns a NULL-terminated vector. */
 int tg_policy_paths(const struct tg_opts *o, char ***out);
+/* The per-workspace policy file, relative to the workspace root: loaded
+ * after $TXGUARD_POLICY and before -p, and never writable by the command. */
+#define TG_WORKSPACE_POLICY ".txguard.yaml"
+
 /* Absolute, normalised workspace (default: cwd). */
 int tg_workspace_path(const struct tg_opts *o, char **out);

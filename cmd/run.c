@@ -39,6 +39,7 @@ struct run {
 	char **policy_files;
 	bool chdir_workspace;            /* -w given and cwd outside it: run CMD there */
 	char error[512];                 /* why setup failed, for the report */
+	char *ws_policy;                 /* <workspace>/.txguard.yaml */
 	char *last_denial;               /* the last denial line printed, and by whom */
 	pid_t last_denial_pid;
 	bool color;
@@ -179,19 +180,30 @@ static void say_denied(struct run *r, const struct tg_op *op, const struct tg_ve
 		fprintf(stderr, "%s\n", line);
 }
 
+static bool is_ws_policy(const struct run *r, const char *path)
+{
+	return path && r->ws_policy && strcmp(path, r->ws_policy) == 0;
+}
+
 static void on_op(void *ud, const struct tg_op *op, struct tg_decision *out)
 {
 	struct run *r = ud;
 	struct tg_verdict v = { 0 };
 
 	/* txguard's own journal is never the tracee's to touch, whatever the
-	 * policy says. */
+	 * policy says; nor is the workspace's policy file, or the command
+	 * could loosen the policy of the next run. */
 	if (r->txn && ((op->path && tg_txn_is_private(r->txn, op->path)) ||
 	               (op->path2 && tg_txn_is_private(r->txn, op->path2)))) {
 		v.action = TG_ACT_DENY;
 		v.err = EACCES;
 		v.rule_id = "txguard.state-dir";
 		v.reason = "txguard's journal is not writable by the command";
+	} else if (op->writes && (is_ws_policy(r, op->path) || is_ws_policy(r, op->path2))) {
+		v.action = TG_ACT_DENY;
+		v.err = EACCES;
+		v.rule_id = "txguard.workspace-policy";
+		v.reason = "the workspace's " TG_WORKSPACE_POLICY " is edited outside txguard, never by the command it governs";
 	} else {
 		tg_policy_decide(r->policy, op, &v);
 	}
@@ -468,6 +480,8 @@ static int setup(struct run *r, int *report_fd, int *log_fd)
 	if (rc < 0)
 		return setup_fail(r, "workspace %s: %s", o->workspace ? o->workspace : ".", strerror(-rc));
 	r->report.workspace = r->workspace;
+	if (!(r->ws_policy = tg_path_join(r->workspace, TG_WORKSPACE_POLICY)))
+		return setup_fail(r, "out of memory");
 	/* `txguard -w DIR -- CMD` runs CMD in DIR, unless the current
 	 * directory already lies inside the workspace (then it stays). */
 	_cleanup_free_ char *cwd = getcwd(NULL, 0);
@@ -652,6 +666,7 @@ out:
 	free(r.home);
 	tg_strv_free(r.policy_files);
 	free(r.last_denial);
+	free(r.ws_policy);
 	unblock_signals();
 	return rc;
 }

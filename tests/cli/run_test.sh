@@ -73,6 +73,27 @@ fi
 [ -z "$(ls -A "$ws" | grep -v -e '^notes.txt$' -e '^src$' -e '^new$' -e '^kept$')" ] ||
 	fail "txguard left files in the workspace: $(ls -A "$ws")"
 
+# --- the workspace's own policy applies, and the command cannot edit it ---
+cat >"$ws/.txguard.yaml" <<'YAML'
+rules:
+  - id: no-cowsay
+    reason: this workspace forbids cowsay
+    action: deny
+    exec:
+      program: [cowsay]
+YAML
+rc=0
+"$TXGUARD" -w "$ws" -- cowsay moo 2>"$TG_TMP/err" || rc=$?
+grep -q "no-cowsay" "$TG_TMP/err" || fail "the workspace policy was not applied: $(cat "$TG_TMP/err")"
+"$TXGUARD" policy explain -w "$ws" -- cowsay moo | grep -q "no-cowsay" || fail "explain ignores the workspace policy"
+for cmd in 'echo "rules: []" > .txguard.yaml' 'rm .txguard.yaml' 'mv .txguard.yaml x' 'chmod 600 .txguard.yaml'; do
+	rc=0
+	"$TXGUARD" -q -w "$ws" -- sh -c "$cmd" || rc=$?
+	[ "$rc" -ne 0 ] || fail "'$cmd' on the workspace policy succeeded"
+	grep -q "no-cowsay" "$ws/.txguard.yaml" || fail "'$cmd' changed the workspace policy"
+done
+rm "$ws/.txguard.yaml"
+
 # --- a broken policy: nothing runs ---
 printf 'rules:\n  - id: x\n    action: explode\n' >"$TG_TMP/bad.yaml"
 rc=0
