@@ -36,7 +36,6 @@ struct run {
 	char *home;
 	const char *kill_rule;           /* the rule that killed the tree */
 	const char *kill_reason;         /* why the tracer killed the tree on its own */
-	char **policy_files;
 	bool chdir_workspace;            /* -w given and cwd outside it: run CMD there */
 	char error[512];                 /* why setup failed, for the report */
 	char *ws_policy;                 /* <workspace>/.txguard.yaml */
@@ -160,7 +159,9 @@ static bool is_error_action(enum tg_action a)
 /* The line an agent reads in the tool output: which rule, why. */
 static void say_denied(struct run *r, const struct tg_op *op, const struct tg_verdict *v)
 {
-	if (r->o->quiet)
+	/* An exec of a program that does not exist fails with ENOENT as it
+	 * would anyway (a shell walking $PATH): no line for that. */
+	if (r->o->quiet || (op->kind == TG_OP_EXEC && v->err == ENOENT))
 		return;
 	char *line = tg_audit_denial_line(op, v, !r->o->audit_only);
 	if (!line)
@@ -320,9 +321,8 @@ static int load_policy(struct run *r)
 		return -ENOMEM;
 	struct tg_policy_diags diags = { 0 };
 	int rc = tg_policy_load(&r->policy, (const char *const *)paths, tg_strv_len(paths), &diags);
-	r->report.policy_files = (const char *const *)paths;
-	r->report.npolicy_files = tg_strv_len(paths);
-	r->policy_files = steal_pointer(&paths);
+	if (rc == 0)
+		r->report.policy_files = tg_policy_files(r->policy, &r->report.npolicy_files);
 	if (rc < 0) {
 		tg_policy_diags_print(&diags, stderr);
 		if (diags.n == 0)
@@ -664,7 +664,6 @@ out:
 	tg_report_clear(&r.report);
 	free(r.workspace);
 	free(r.home);
-	tg_strv_free(r.policy_files);
 	free(r.last_denial);
 	free(r.ws_policy);
 	unblock_signals();
