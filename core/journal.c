@@ -196,7 +196,11 @@ ssize_t tg_jrec_decode(const char *buf, size_t len, struct tg_jrec *out)
 	out->path = get_bytes(&b, NULL, false);
 	out->path2 = get_bytes(&b, NULL, true);
 	out->aux = get_bytes(&b, &out->aux_len, true);
-	if (b.bad || !out->path) {
+	/* A CRC only proves the bytes are what was written, not that a writer
+	 * wrote sense: an unknown kind, or a RENAMED without its destination,
+	 * would send the undo through a NULL path2. */
+	bool kind_ok = out->kind >= TG_JREC_CREATED && out->kind <= TG_JREC_SAVED;
+	if (b.bad || !out->path || !kind_ok || (out->kind == TG_JREC_RENAMED && !out->path2)) {
 		tg_jrec_clear(out);
 		return -EBADMSG;
 	}

@@ -123,22 +123,66 @@ int tg_fs_get_xattrs(int pathfd, char **blob, size_t *len)
 	return r;
 }
 
+/* One entry of an xattr blob at *p: false at the end, or (*bad) when the blob
+ * is corrupt — a name or value length running past the bytes left must never
+ * be read through (the blob comes from a journal record, i.e. from disk). */
+static bool blob_next(const char *blob, size_t len, size_t *p, const char **name,
+                      uint32_t *nl, const char **val, uint32_t *vl, bool *bad)
+{
+	*bad = false;
+	if (*p >= len)
+		return false;
+	if (len - *p < 8) {
+		*bad = true;
+		return false;
+	}
+	memcpy(nl, blob + *p, 4);
+	if (*nl > len - *p - 8) {
+		*bad = true;
+		return false;
+	}
+	memcpy(vl, blob + *p + 4 + *nl, 4);
+	if (*vl > len - *p - 8 - *nl) {
+		*bad = true;
+		return false;
+	}
+	*name = blob + *p + 4;
+	*val = blob + *p + 8 + *nl;
+	*p += 8 + (size_t)*nl + *vl;
+	return true;
+}
+
 static bool blob_has(const char *blob, size_t len, const char *name)
 {
 	size_t p = 0;
-	while (p + 8 <= len) {
-		uint32_t nl, vl;
-		memcpy(&nl, blob + p, 4);
-		memcpy(&vl, blob + p + 4 + nl, 4);
-		if (strlen(name) == nl && memcmp(blob + p + 4, name, nl) == 0)
+	const char *n, *v;
+	uint32_t nl, vl;
+	bool bad;
+	while (blob_next(blob, len, &p, &n, &nl, &v, &vl, &bad))
+		if (strlen(name) == nl && memcmp(n, name, nl) == 0)
 			return true;
-		p += 8 + nl + vl;
-	}
 	return false;
+}
+
+/* Whole blob well formed? Checked before anything is removed, so a corrupt
+ * record changes nothing. */
+static bool blob_valid(const char *blob, size_t len)
+{
+	size_t p = 0;
+	const char *n, *v;
+	uint32_t nl, vl;
+	bool bad = false;
+	while (blob_next(blob, len, &p, &n, &nl, &v, &vl, &bad))
+		;
+	return !bad;
 }
 
 int tg_fs_set_xattrs(int pathfd, const char *blob, size_t len)
 {
+	if (len > 0 && !blob)
+		return -EBADMSG;
+	if (!blob_valid(blob, len))
+		return -EBADMSG;
 	char proc[64];
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pathfd);
 	_cleanup_free_ char *names = NULL;
@@ -150,16 +194,15 @@ int tg_fs_set_xattrs(int pathfd, const char *blob, size_t len)
 			r = -errno;
 	}
 	size_t p = 0;
-	while (r == 0 && p + 8 <= len) {
-		uint32_t nl, vl;
-		memcpy(&nl, blob + p, 4);
-		memcpy(&vl, blob + p + 4 + nl, 4);
-		_cleanup_free_ char *name = tg_strndup(blob + p + 4, nl);
+	const char *nm, *val;
+	uint32_t nl, vl;
+	bool bad;
+	while (r == 0 && blob_next(blob, len, &p, &nm, &nl, &val, &vl, &bad)) {
+		_cleanup_free_ char *name = tg_strndup(nm, nl);
 		if (!name)
 			return -ENOMEM;
-		if (setxattr(proc, name, blob + p + 8 + nl, vl, 0) < 0)
+		if (setxattr(proc, name, val, vl, 0) < 0)
 			r = -errno;
-		p += 8 + nl + vl;
 	}
 	return r;
 }

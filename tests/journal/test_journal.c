@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "journal.h"
+#include "journal_fs.h"
 #include "journal_tar.h"
 #include "txn.h"
 #include "util.h"
@@ -112,6 +113,60 @@ Test(journal, record_roundtrip_and_torn_tail)
 	cr_assert_eq(tg_jrec_decode(buf, len, &d), -EBADMSG);
 	cr_assert_eq(tg_jrec_decode(buf, 0, &d), 0);
 	free(buf);
+}
+
+/* A well-formed record of nonsense: the CRC checks out, the content does not. */
+Test(journal, record_with_impossible_content_is_rejected)
+{
+	struct tg_jrec r = { .kind = TG_JREC_RENAMED, .seq = 1, .path = "a" };
+	char *buf;
+	size_t len;
+	cr_assert_eq(tg_jrec_encode(&r, &buf, &len), 0);
+	struct tg_jrec d;
+	cr_assert_eq(tg_jrec_decode(buf, len, &d), -EBADMSG, "RENAMED without path2");
+	free(buf);
+	r.kind = (enum tg_jrec_kind)99;
+	r.path2 = "b";
+	cr_assert_eq(tg_jrec_encode(&r, &buf, &len), 0);
+	cr_assert_eq(tg_jrec_decode(buf, len, &d), -EBADMSG, "unknown kind");
+	free(buf);
+	r.kind = TG_JREC_CREATED;
+	cr_assert_eq(tg_jrec_encode(&r, &buf, &len), 0);
+	cr_assert_eq(tg_jrec_decode(buf, len, &d), (ssize_t)len);
+	tg_jrec_clear(&d);
+	free(buf);
+}
+
+/* An xattr blob whose lengths run past its end is refused before anything
+ * is touched (no read past the buffer, no xattr removed). */
+Test(journal, corrupt_xattr_blob_is_refused)
+{
+	put("x", "x");
+	if (setxattr(P("x"), "user.keep", "1", 1, 0) < 0)
+		cr_skip_test("no user xattrs here: %s", strerror(errno));
+	int fd = open(P("x"), O_PATH | O_CLOEXEC);
+	cr_assert(fd >= 0);
+	char blob[32];
+	uint32_t nl = 6, vl = 1000;
+	memcpy(blob, &nl, 4);
+	memcpy(blob + 4, "user.k", 6);
+	memcpy(blob + 10, &vl, 4);
+	memcpy(blob + 14, "v", 1);
+	cr_assert_eq(tg_fs_set_xattrs(fd, blob, 15), -EBADMSG, "value past the end");
+	nl = 1000;
+	memcpy(blob, &nl, 4);
+	cr_assert_eq(tg_fs_set_xattrs(fd, blob, 15), -EBADMSG, "name past the end");
+	cr_assert_eq(tg_fs_set_xattrs(fd, blob, 3), -EBADMSG, "short header");
+	char v[4];
+	cr_assert_eq(getxattr(P("x"), "user.keep", v, sizeof(v)), 1, "nothing removed");
+	nl = 6;
+	vl = 1;
+	memcpy(blob, &nl, 4);
+	memcpy(blob + 10, &vl, 4);
+	cr_assert_eq(tg_fs_set_xattrs(fd, blob, 15), 0);
+	cr_assert_eq(getxattr(P("x"), "user.k", v, sizeof(v)), 1);
+	cr_assert_eq(getxattr(P("x"), "user.keep", v, sizeof(v)), -1, "not in the blob: removed");
+	close(fd);
 }
 
 /* ---- tar ---- */
