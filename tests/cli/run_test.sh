@@ -76,21 +76,21 @@ fi
 # --- the workspace's own policy applies, and the command cannot edit it ---
 cat >"$ws/.txguard.yaml" <<'YAML'
 rules:
-  - id: no-cowsay
-    reason: this workspace forbids cowsay
+  - id: no-uname
+    reason: this workspace forbids uname
     action: deny
     exec:
-      program: [cowsay]
+      program: [uname]
 YAML
 rc=0
-"$TXGUARD" -w "$ws" -- cowsay moo 2>"$TG_TMP/err" || rc=$?
-grep -q "no-cowsay" "$TG_TMP/err" || fail "the workspace policy was not applied: $(cat "$TG_TMP/err")"
-"$TXGUARD" policy explain -w "$ws" -- cowsay moo | grep -q "no-cowsay" || fail "explain ignores the workspace policy"
+"$TXGUARD" -w "$ws" -- uname -a 2>"$TG_TMP/err" || rc=$?
+grep -q "no-uname" "$TG_TMP/err" || fail "the workspace policy was not applied: $(cat "$TG_TMP/err")"
+"$TXGUARD" policy explain -w "$ws" -- uname -a | grep -q "no-uname" || fail "explain ignores the workspace policy"
 for cmd in 'echo "rules: []" > .txguard.yaml' 'rm .txguard.yaml' 'mv .txguard.yaml x' 'chmod 600 .txguard.yaml'; do
 	rc=0
 	"$TXGUARD" -q -w "$ws" -- sh -c "$cmd" || rc=$?
 	[ "$rc" -ne 0 ] || fail "'$cmd' on the workspace policy succeeded"
-	grep -q "no-cowsay" "$ws/.txguard.yaml" || fail "'$cmd' changed the workspace policy"
+	grep -q "no-uname" "$ws/.txguard.yaml" || fail "'$cmd' changed the workspace policy"
 done
 rm "$ws/.txguard.yaml"
 
