@@ -241,6 +241,10 @@ void tg_jmeta_from_stat(struct tg_jmeta *m, const struct stat *st)
 	m->mtime = st->st_mtim;
 }
 
+/* The room set aside for the way back (see write_reserve). */
+#define TG_RESERVE_NAME "reserve"
+#define TG_RESERVE_BYTES (64u * 1024u)
+
 /* ---- journal object ---- */
 
 static int open_dirs(struct tg_journal *j)
@@ -308,6 +312,33 @@ static char *new_id(void)
 	                   (unsigned)(now / 1000000u % 1000u), rnd & 0xffffffu);
 }
 
+/* Room kept for the way back. A restore needs new space of its own (info.tmp,
+ * progress, remap, recreated directories): on a journal filesystem filled up
+ * by the run's captures it would fail, and the transaction would stay
+ * "rolling-back" for good. The reserve is written with real bytes (a sparse
+ * or fallocate'd-then-punched file would hold nothing) and released first
+ * thing by rollback and commit. */
+static int write_reserve(struct tg_journal *j)
+{
+	static const char zero[4096];
+	int fd = openat(j->dirfd, TG_RESERVE_NAME, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	int e = 0;
+	for (size_t done = 0; !e && done < TG_RESERVE_BYTES; done += sizeof(zero))
+		e = tg_write_all(fd, zero, sizeof(zero));
+	close(fd);
+	if (e < 0)
+		(void)unlinkat(j->dirfd, TG_RESERVE_NAME, 0);
+	return e;
+}
+
+void tg_journal_drop_reserve(struct tg_journal *j)
+{
+	if (j->dirfd >= 0)
+		(void)unlinkat(j->dirfd, TG_RESERVE_NAME, 0);
+}
+
 int tg_journal_create(const char *state_dir, const char *workspace, const char *command,
                       const char *tx, struct tg_journal **out)
 {
@@ -330,6 +361,8 @@ int tg_journal_create(const char *state_dir, const char *workspace, const char *
 		r = open_dirs(j);
 	if (!r)
 		r = open_workspace(j);
+	if (!r)
+		r = write_reserve(j);
 	if (!r)
 		r = tg_journal_write_info(j);
 	/* The new dir's entry in txn/ must be durable before any record counts. */
@@ -432,9 +465,17 @@ static uint64_t du_fd(int dfd)
 	return total;
 }
 
+/* The reserve is not the run's journal: an open transaction's summary must
+ * not report it, nor a history bound count it. */
 uint64_t tg_journal_disk_bytes(const struct tg_journal *j)
 {
-	return du_fd(j->dirfd);
+	uint64_t total = du_fd(j->dirfd);
+	struct stat st;
+	if (fstatat(j->dirfd, TG_RESERVE_NAME, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		uint64_t r = (uint64_t)st.st_blocks * 512u;
+		total = total > r ? total - r : 0;
+	}
+	return total;
 }
 
 /* ---- appending records ---- */
@@ -878,6 +919,8 @@ int tg_journal_remove_dir(const char *state_dir, const char *id)
 
 int tg_journal_commit(struct tg_journal *j, const size_t counts[5])
 {
+	/* post and the tar's end need room; the history must not count it. */
+	tg_journal_drop_reserve(j);
 	int e = check_usable(j);
 	if (!e)
 		e = tg_journal_sync(j);

@@ -27,5 +27,8 @@ struct tg_journal {
 void tg_jmeta_from_stat(struct tg_jmeta *m, const struct stat *st);
 int tg_journal_write_info(struct tg_journal *j);
 int tg_journal_write_post(struct tg_journal *j);
+/* Release the room tg_journal_create set aside for the way back (rollback,
+ * commit); no-op when already gone. */
+void tg_journal_drop_reserve(struct tg_journal *j);
 int tg_journal_keep_last(void *ud, const struct tg_jrec *r);
 int tg_info_parse(const char *text, size_t len, struct tg_txinfo *out);

@@ -675,6 +675,7 @@ int tg_journal_rollback(struct tg_journal *j, void (*progress)(void *ud, size_t 
 	struct undo u = { .j = j, .tarfd = -1, .remapfd = -1, .progfd = -1 };
 	bool was_committed = j->info.ended_ns != 0;
 	u.replay = !strcmp(tg_journal_state(j), "rolling-back");
+	tg_journal_drop_reserve(j); /* the room info.tmp, progress and remap need */
 	int e = tg_journal_set_state(j, "rolling-back");
 	if (!e)
 		e = tg_journal_foreach(j, load_cb, &u);

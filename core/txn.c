@@ -164,6 +164,7 @@ struct tg_txn {
 	char *pending_rel;
 	bool pending_link;       /* ... made by link(): a new name, not a new inode */
 	bool finished;
+	pid_t owner;             /* the process that opened it (not a forked child) */
 };
 
 static uint64_t fnv1a(const char *s)
@@ -352,6 +353,12 @@ void tg_txn_free(struct tg_txn *t)
 	if (!t)
 		return;
 	int saved = errno;
+	/* Opened, never finished, nothing journaled (the run failed before it
+	 * started): there is nothing to restore, so leave no "open" transaction
+	 * for the next run to recover. Only the opener, still under the lock. */
+	if (t->j && !t->finished && t->lockfd >= 0 && t->owner == getpid() &&
+	    tg_journal_last_seq(t->j) == 0)
+		(void)tg_journal_remove_dir(t->state_dir, tg_journal_id(t->j));
 	tg_journal_free(t->j);
 	if (t->lockfd >= 0)
 		close(t->lockfd);
@@ -438,6 +445,7 @@ int tg_txn_open(struct tg_txn **out, const struct tg_txn_opts *opts)
 	if (!t)
 		return -ENOMEM;
 	t->lockfd = -1;
+	t->owner = getpid();
 	t->max_runs = opts->history_max_runs ? opts->history_max_runs : TG_HISTORY_RUNS;
 	t->max_bytes = opts->history_max_bytes ? opts->history_max_bytes : TG_HISTORY_BYTES;
 	t->workspace = tg_path_normalize(opts->workspace);

@@ -2,6 +2,7 @@
  * capture and restore through the txn API, locking, history. */
 #include <criterion/criterion.h>
 #include <fcntl.h>
+#include <dirent.h>
 #include <linux/fs.h>
 #include <signal.h>
 #include <stdio.h>
@@ -167,6 +168,90 @@ Test(journal, corrupt_xattr_blob_is_refused)
 	cr_assert_eq(getxattr(P("x"), "user.k", v, sizeof(v)), 1);
 	cr_assert_eq(getxattr(P("x"), "user.keep", v, sizeof(v)), -1, "not in the blob: removed");
 	close(fd);
+}
+
+/* Path of file NAME in the only transaction dir (NULL: none). core/glob.h
+ * shadows <glob.h> here, hence the readdir. */
+static char *txn_file(const char *name)
+{
+	static char out[1024];
+	char txn[300], p[1024];
+	snprintf(txn, sizeof(txn), "%s/txn", sd);
+	DIR *d = opendir(txn);
+	cr_assert(d);
+	int found = 0;
+	for (struct dirent *de; (de = readdir(d));) {
+		snprintf(p, sizeof(p), "%s/%s/%s", txn, de->d_name, name);
+		if (de->d_name[0] != '.' && access(p, F_OK) == 0 && found++ == 0)
+			memcpy(out, p, sizeof(out));
+	}
+	closedir(d);
+	cr_assert_leq(found, 1);
+	return found ? out : NULL;
+}
+
+/* Room for the way back is set aside at creation, with real blocks; commit
+ * releases it and neither the summary nor the history counts it. */
+Test(journal, reserve_is_set_aside_and_released)
+{
+	put("a", "a");
+	open_txn();
+	char *rp = txn_file("reserve");
+	cr_assert(rp, "an open transaction holds a reserve");
+	struct stat st;
+	cr_assert_eq(stat(rp, &st), 0);
+	cr_assert_eq(st.st_size, 64 * 1024);
+	cr_assert_geq((long long)st.st_blocks * 512, 64 * 1024, "real blocks, not a hole");
+	cr_assert_eq(before(TG_OP_OPEN, "a", NULL, O_WRONLY | O_TRUNC), 0);
+	struct tg_changes c;
+	cr_assert_eq(tg_txn_changes(t, &c), 0);
+	cr_assert_lt(c.journal_bytes, 64 * 1024, "the reserve is not journal: %llu",
+	             (unsigned long long)c.journal_bytes);
+	tg_changes_clear(&c);
+	cr_assert_eq(tg_txn_commit(t), 0);
+	cr_assert_null(txn_file("reserve"), "commit releases the reserve");
+}
+
+Test(journal, rollback_releases_the_reserve_first)
+{
+	put("a", "a");
+	open_txn();
+	cr_assert(txn_file("reserve"));
+	cr_assert_eq(before(TG_OP_UNLINK, "a", NULL, 0), 0);
+	cr_assert_eq(unlink(P("a")), 0);
+	rollback();
+	cr_assert_null(txn_file("reserve"));
+	cr_assert_str_eq(get("a"), "a");
+}
+
+/* A run that fails before it starts: its empty transaction leaves nothing,
+ * rolled back or just freed. */
+Test(journal, empty_transaction_leaves_no_open_state)
+{
+	char txn[300];
+	snprintf(txn, sizeof(txn), "%s/txn", sd);
+	open_txn();
+	cr_assert_eq(tg_txn_rollback(t, NULL, NULL), 0);
+	tg_txn_free(t);
+	t = NULL;
+	cr_assert_null(txn_file("info"), "rolled back: gone");
+	open_txn();
+	cr_assert(txn_file("info"));
+	tg_txn_free(t);
+	t = NULL;
+	cr_assert_null(txn_file("info"), "freed unfinished and empty: gone");
+	/* one with a record stays for recovery */
+	put("a", "a");
+	open_txn();
+	cr_assert_eq(before(TG_OP_UNLINK, "a", NULL, 0), 0);
+	cr_assert_eq(unlink(P("a")), 0);
+	tg_txn_free(t);
+	t = NULL;
+	cr_assert(txn_file("info"), "a journaled run is kept for recovery");
+	int n = -1;
+	cr_assert_eq(tg_recover(ws, sd, &n), 0);
+	cr_assert_eq(n, 1);
+	cr_assert_str_eq(get("a"), "a");
 }
 
 /* ---- tar ---- */
