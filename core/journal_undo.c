@@ -133,31 +133,71 @@ static void remap_add(struct undo *u, const struct tg_jmeta *old, int pfd, const
 		u->err = u->err ? u->err : -EIO;
 }
 
+static bool remap_push(struct undo *u, const struct remap *r)
+{
+	if (u->nm == u->capm) {
+		size_t cap = u->capm ? u->capm * 2 : 64;
+		struct remap *nm = realloc(u->m, cap * sizeof(*nm));
+		if (!nm)
+			return false;
+		u->m = nm;
+		u->capm = cap;
+	}
+	u->m[u->nm++] = *r;
+	return true;
+}
+
+static bool is_mark(const struct remap *r);
+
+/* Undoing a committed run after newer ones were undone: their restores may
+ * have recreated objects this run's records name (a directory this run made,
+ * removed by a newer run, is back with a new inode). Their remaps, not their
+ * rename decisions, say what became of them. */
+static void remap_import_newer(struct undo *u)
+{
+	struct tg_txinfo *v;
+	size_t n;
+	if (tg_history_list(u->j->state_dir, &v, &n) < 0)
+		return;
+	for (size_t i = n; i-- > 0;) { /* oldest first: later hops come later */
+		if (v[i].started_ns <= u->j->info.started_ns || strcmp(v[i].id, u->j->info.id) == 0 ||
+		    (strcmp(v[i].state, "undone") != 0 && strcmp(v[i].state, "rolling-back") != 0))
+			continue;
+		_cleanup_free_ char *p = tg_asprintf("%s/txn/%s/remap", u->j->state_dir, v[i].id);
+		_cleanup_close_ int fd = p ? open(p, O_RDONLY | O_CLOEXEC) : -1;
+		struct remap r;
+		while (fd >= 0 && read(fd, &r, sizeof(r)) == (ssize_t)sizeof(r))
+			if (!is_mark(&r) && !remap_push(u, &r))
+				break;
+	}
+	tg_txinfo_free_all(v, n);
+}
+
 static void remap_load(struct undo *u)
 {
 	u->remapfd = openat(u->j->dirfd, "remap", O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
 	struct remap r;
-	while (u->remapfd >= 0 && read(u->remapfd, &r, sizeof(r)) == (ssize_t)sizeof(r)) {
-		if (u->nm == u->capm) {
-			size_t cap = u->capm ? u->capm * 2 : 64;
-			struct remap *nm = realloc(u->m, cap * sizeof(*nm));
-			if (!nm)
-				return;
-			u->m = nm;
-			u->capm = cap;
-		}
-		u->m[u->nm++] = r;
-	}
+	while (u->remapfd >= 0 && read(u->remapfd, &r, sizeof(r)) == (ssize_t)sizeof(r))
+		if (!remap_push(u, &r))
+			return;
 }
 
-/* Is st the object the records call (dev, ino), or what restore made of it? */
+/* Is st the object the records call (dev, ino), or what restore made of it?
+ * Follows chains: a newer run's undo may have recreated it, and this restore
+ * again. */
 static bool same_object(const struct undo *u, const struct stat *st, uint64_t dev, uint64_t ino)
 {
-	if (st->st_dev == dev && st->st_ino == ino)
-		return true;
-	for (size_t i = u->nm; i-- > 0;)
-		if (u->m[i].odev == dev && u->m[i].oino == ino)
-			return u->m[i].ndev == st->st_dev && u->m[i].nino == st->st_ino;
+	for (size_t hops = 0; hops <= u->nm; hops++) {
+		if (st->st_dev == dev && st->st_ino == ino)
+			return true;
+		size_t i = u->nm;
+		while (i-- > 0 && !(u->m[i].odev == dev && u->m[i].oino == ino))
+			;
+		if (i == SIZE_MAX)
+			return false;
+		dev = u->m[i].ndev;
+		ino = u->m[i].nino;
+	}
 	return false;
 }
 
@@ -493,6 +533,11 @@ static void mark(struct undo *u, uint64_t tag, uint64_t seq)
 		u->err = u->err ? u->err : -EIO;
 }
 
+static bool is_mark(const struct remap *r)
+{
+	return r->odev == TG_MARK_VOID || r->odev == TG_MARK_MOVED;
+}
+
 static bool marked(const struct undo *u, uint64_t tag, uint64_t seq)
 {
 	for (size_t i = 0; i < u->nm; i++)
@@ -684,6 +729,8 @@ int tg_journal_rollback(struct tg_journal *j, void (*progress)(void *ud, size_t 
 		return e;
 	}
 	fold_born(&u);
+	if (was_committed)
+		remap_import_newer(&u);
 	remap_load(&u);
 	e = build_known(&u);
 	if (e < 0) {
