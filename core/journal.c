@@ -327,6 +327,15 @@ static int write_reserve(struct tg_journal *j)
 	int e = 0;
 	for (size_t done = 0; !e && done < TG_RESERVE_BYTES; done += sizeof(zero))
 		e = tg_write_all(fd, zero, sizeof(zero));
+	/* File timestamps come from a coarse clock that may lag the wall clock
+	 * by a tick: "made during the transaction" (ctime >= start) needs the
+	 * filesystem's idea of the start. */
+	struct stat st;
+	if (!e && fstat(fd, &st) == 0) {
+		uint64_t c = (uint64_t)st.st_ctim.tv_sec * 1000000000u + (uint64_t)st.st_ctim.tv_nsec;
+		if (c < j->info.started_ns)
+			j->info.started_ns = c;
+	}
 	close(fd);
 	if (e < 0)
 		(void)unlinkat(j->dirfd, TG_RESERVE_NAME, 0);
@@ -422,6 +431,7 @@ const char *tg_journal_id(const struct tg_journal *j) { return j->info.id; }
 const char *tg_journal_workspace(const struct tg_journal *j) { return j->info.workspace; }
 const char *tg_journal_state(const struct tg_journal *j) { return j->info.state; }
 uint64_t tg_journal_last_seq(const struct tg_journal *j) { return j->seq; }
+uint64_t tg_journal_started_ns(const struct tg_journal *j) { return j->info.started_ns; }
 uint64_t tg_journal_bytes_saved(const struct tg_journal *j) { return j->info.bytes_saved; }
 
 int tg_journal_lstat(const struct tg_journal *j, const char *rel, struct stat *st)

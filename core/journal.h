@@ -114,6 +114,10 @@ int tg_journal_release(struct tg_journal *j);
 /* What the last CREATED made (dev, ino), or ino 0 when it does not exist. */
 int tg_journal_born(struct tg_journal *j, uint64_t ref, uint64_t dev, uint64_t ino);
 uint64_t tg_journal_last_seq(const struct tg_journal *j);
+/* When the transaction began, by the filesystem's clock as much as the wall
+ * clock's (the earlier of both): an inode or name with a ctime at or after it
+ * was made during the transaction. */
+uint64_t tg_journal_started_ns(const struct tg_journal *j);
 uint64_t tg_journal_bytes_saved(const struct tg_journal *j);
 uint64_t tg_journal_disk_bytes(const struct tg_journal *j);
 

@@ -49,8 +49,10 @@ struct undo {
 	struct deferred *d;
 	size_t nd, capd;
 	uint64_t *known;   /* sorted (dev, ino) pairs: objects older than the run */
-	uint64_t last_seq; /* the last CREATED record */
 	size_t nknown;
+	uint64_t *freed;   /* sorted (dev, ino): objects whose removal freed the
+	                    * inode (RMDIR, SAVED): the number may be reused */
+	size_t nfreed;
 	int tarfd;
 	int progfd;
 	int err;
@@ -95,9 +97,6 @@ static int load_cb(void *ud, const struct tg_jrec *r)
 
 static void fold_born(struct undo *u)
 {
-	for (size_t i = 0; i < u->n; i++)
-		if (u->v[i].kind == TG_JREC_CREATED)
-			u->last_seq = u->v[i].seq;
 	for (size_t i = 0; i < u->n; i++) {
 		const struct tg_jrec *b = &u->v[i];
 		if (b->kind != TG_JREC_BORN || b->ref == 0 || b->ref > u->n)
@@ -204,6 +203,7 @@ static bool same_object(const struct undo *u, const struct stat *st, uint64_t de
 static void undo_clear(struct undo *u)
 {
 	free(u->known);
+	free(u->freed);
 	free(u->m);
 	if (u->remapfd >= 0)
 		close(u->remapfd);
@@ -324,7 +324,8 @@ static int cmp_id(const void *a, const void *b)
 static int build_known(struct undo *u)
 {
 	u->known = malloc((u->n + 1) * 2 * sizeof(uint64_t));
-	if (!u->known)
+	u->freed = malloc((u->n + 1) * 2 * sizeof(uint64_t));
+	if (!u->known || !u->freed)
 		return -ENOMEM;
 	for (size_t i = 0; i < u->n; i++) {
 		const struct tg_jrec *r = &u->v[i];
@@ -333,9 +334,16 @@ static int build_known(struct undo *u)
 		u->known[2 * u->nknown] = r->meta.dev;
 		u->known[2 * u->nknown + 1] = r->meta.ino;
 		u->nknown++;
+		if (r->kind == TG_JREC_RMDIR || r->kind == TG_JREC_SAVED) {
+			u->freed[2 * u->nfreed] = r->meta.dev;
+			u->freed[2 * u->nfreed + 1] = r->meta.ino;
+			u->nfreed++;
+		}
 	}
 	if (u->nknown)
 		qsort(u->known, u->nknown, 2 * sizeof(uint64_t), cmp_id);
+	if (u->nfreed)
+		qsort(u->freed, u->nfreed, 2 * sizeof(uint64_t), cmp_id);
 	return 0;
 }
 
@@ -345,14 +353,36 @@ static bool known_id(const struct undo *u, uint64_t dev, uint64_t ino)
 	return u->nknown && bsearch(key, u->known, u->nknown, 2 * sizeof(uint64_t), cmp_id);
 }
 
-static bool is_known(const struct undo *u, const struct stat *st)
+/* A creation without a BORN record: still pending when the run was killed
+ * (with several threads, several may be) or its BORN lost. What is at its
+ * name may be what it made, or something else that came there later — an
+ * original only through a journaled call, so: never remove an object the
+ * journal knows existed before the run (except one more name of it, made by
+ * link(): the inode keeps its other names — not in a replayed restore, where
+ * that other name may be the stash), and only what was made or changed
+ * (ctime, by the filesystem's clock) after the transaction began: an
+ * untouched original never qualifies. */
+/* Known to the journal and still that object: a removal that freed the inode
+ * (RMDIR, SAVED) lets a new file take its number; what this restore
+ * recreated of it is the original again. */
+static bool known_original(const struct undo *u, const struct stat *st)
 {
-	if (known_id(u, st->st_dev, st->st_ino))
+	uint64_t key[2] = { st->st_dev, st->st_ino };
+	bool freed = u->nfreed && bsearch(key, u->freed, u->nfreed, 2 * sizeof(uint64_t), cmp_id);
+	if (known_id(u, st->st_dev, st->st_ino) && !freed)
 		return true;
-	for (size_t i = 0; i < u->nm; i++) /* recreated by this restore */
+	for (size_t i = 0; i < u->nm; i++)
 		if (u->m[i].ndev == st->st_dev && u->m[i].nino == st->st_ino && known_id(u, u->m[i].odev, u->m[i].oino))
 			return true;
 	return false;
+}
+
+static bool unnamed_is_new(const struct undo *u, const struct stat *st)
+{
+	if (known_original(u, st) && (u->replay || S_ISDIR(st->st_mode) || st->st_nlink < 2))
+		return false;
+	uint64_t c = (uint64_t)st->st_ctim.tv_sec * 1000000000u + (uint64_t)st->st_ctim.tv_nsec;
+	return c >= u->j->info.started_ns;
 }
 
 static int undo_created(struct undo *u, const struct tg_jrec *r)
@@ -369,10 +399,7 @@ static int undo_created(struct undo *u, const struct tg_jrec *r)
 		return 0; /* the call created nothing */
 	if (r->meta.ino && !same_object(u, &st, r->meta.dev, r->meta.ino))
 		return 0; /* something else lives here now: not ours to remove */
-	/* Identity never written: the last call of a killed run (what is here
-	 * is what it made), or a BORN record lost: then never remove what the
-	 * journal knows existed before the run (only the restore put it here). */
-	if (!seen && r->seq != u->last_seq && is_known(u, &st))
+	if (!seen && !unnamed_is_new(u, &st))
 		return 0;
 	u->unsafe = r->meta.ino == 0;
 	if (!S_ISDIR(st.st_mode))

@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <linux/fs.h>
 #include <linux/magic.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/statfs.h>
@@ -147,6 +148,16 @@ static void strset_free(struct strset *s)
 
 /* ---- the transaction ---- */
 
+/* A creation journaled before its call ran. The tracer stops one thread per
+ * call: only that thread's next trapped call (or its end) proves the call
+ * has run; another thread's next call may come first. */
+struct pending {
+	pid_t tid;               /* the thread that made the call (op->pid) */
+	uint64_t seq;            /* its CREATED record, or 0 (no record needed) */
+	char *rel;
+	bool link;               /* made by link(): a new name, not a new inode */
+};
+
 struct tg_txn {
 	char *workspace;
 	char *state_dir;
@@ -160,9 +171,10 @@ struct tg_txn {
 	                          * "dev:ino/leaf" of their directory: the
 	                          * directory may move (and keep its entries) */
 	struct idset pinned;     /* born, but an exchange's undo needs them in place */
-	uint64_t pending_seq;    /* CREATED record whose object is not known yet */
-	char *pending_rel;
-	bool pending_link;       /* ... made by link(): a new name, not a new inode */
+	struct pending *pend;    /* creations whose object is not known yet */
+	size_t npend, cappend;
+	pid_t tid;               /* the thread whose call is being journaled */
+	bool ending;             /* commit: nothing runs any more */
 	bool finished;
 	pid_t owner;             /* the process that opened it (not a forked child) */
 };
@@ -367,7 +379,9 @@ void tg_txn_free(struct tg_txn *t)
 	free(t->born.k);
 	free(t->pinned.k);
 	strset_free(&t->vacated);
-	free(t->pending_rel);
+	for (size_t i = 0; i < t->npend; i++)
+		free(t->pend[i].rel);
+	free(t->pend);
 	free(t->workspace);
 	free(t->state_dir);
 	free(t);
@@ -494,27 +508,74 @@ static const char *rel_of(const struct tg_txn *t, const char *abs)
 	return abs[n] == '/' ? abs + n + 1 : abs + n;
 }
 
-/* The object the last creation made is now known (or never came). */
-static int settle(struct tg_txn *t)
+/* How sure we are that a pending creation's call has run. */
+enum settle_mode {
+	SETTLE_RAN,    /* its thread made another call, or is gone: it ran */
+	SETTLE_MAYBE,  /* another thread's call: it may not have run yet */
+	SETTLE_FINAL,  /* commit or rollback: nothing runs any more */
+};
+
+/* Born during this transaction, by the filesystem's own clock: a new inode
+ * and a new name (link) both set ctime. An original the journal knows about
+ * (captured content or metadata) may have been renamed here: never born. */
+static bool looks_new(struct tg_txn *t, const struct stat *st)
 {
-	if (!t->pending_rel)
-		return 0;
+	if (idset_has(&t->content, st) || idset_has(&t->meta, st))
+		return false;
+	uint64_t c = (uint64_t)st->st_ctim.tv_sec * 1000000000u + (uint64_t)st->st_ctim.tv_nsec;
+	return c >= tg_journal_started_ns(t->j);
+}
+
+/* Settle pending creation i: 1 when done (and removed), 0 when it stays. */
+static int settle_one(struct tg_txn *t, size_t i, enum settle_mode mode)
+{
+	struct pending *p = &t->pend[i];
 	struct stat st;
 	int e = 0;
-	if (tg_journal_lstat(t->j, t->pending_rel, &st) == 0) {
-		if (!t->pending_link)
+	if (tg_journal_lstat(t->j, p->rel, &st) == 0) {
+		if (mode == SETTLE_MAYBE && !looks_new(t, &st))
+			return 0; /* not provably what the call made: its thread will tell */
+		if (!p->link && (mode == SETTLE_RAN || looks_new(t, &st)))
 			e = idset_add(&t->born, st.st_dev, st.st_ino);
-		if (!e && t->pending_seq)
-			e = tg_journal_born(t->j, t->pending_seq, st.st_dev, st.st_ino);
-	} else if (t->pending_seq) {
+		if (!e && p->seq)
+			e = tg_journal_born(t->j, p->seq, st.st_dev, st.st_ino);
+	} else if (mode == SETTLE_MAYBE) {
+		return 0; /* an empty name: the call may just not have run yet */
+	} else if (p->seq) {
 		/* The call failed: restore must not remove whatever it later
 		 * finds at that name (it may be an original put back). */
-		e = tg_journal_born(t->j, t->pending_seq, 0, 0);
+		e = tg_journal_born(t->j, p->seq, 0, 0);
 	}
-	t->pending_seq = 0;
-	free(t->pending_rel);
-	t->pending_rel = NULL;
-	return e;
+	if (e < 0)
+		return e;
+	free(p->rel);
+	t->pend[i] = t->pend[--t->npend];
+	return 1;
+}
+
+static bool thread_gone(pid_t tid)
+{
+	return tid > 0 && kill(tid, 0) < 0 && errno == ESRCH;
+}
+
+/* Before a call of thread tid (0: none, e.g. a summary), learn what earlier
+ * creations made: tid's own has run; another thread's only when its name now
+ * holds a new object or the thread is gone. final: nothing runs any more, an
+ * empty name means the call failed. */
+static int settle(struct tg_txn *t, pid_t tid, bool final)
+{
+	for (size_t i = 0; i < t->npend;) {
+		const struct pending *p = &t->pend[i];
+		enum settle_mode mode = final ? SETTLE_FINAL
+		                        : p->tid == tid || thread_gone(p->tid) ? SETTLE_RAN
+		                                                                : SETTLE_MAYBE;
+		int r = settle_one(t, i, mode);
+		if (r < 0)
+			return r;
+		if (r == 0)
+			i++;
+	}
+	return 0;
 }
 
 static int save_meta(struct tg_txn *t, const char *rel, const struct stat *st, bool implicit)
@@ -573,19 +634,28 @@ static bool skip_created(struct tg_txn *t, const char *rel)
 
 static int save_created(struct tg_txn *t, const char *rel, bool link)
 {
-	t->pending_link = link;
-	t->pending_seq = 0;
-	int e = 0;
+	if (t->npend == t->cappend) {
+		size_t cap = t->cappend ? t->cappend * 2 : 16;
+		struct pending *np = realloc(t->pend, cap * sizeof(*np));
+		if (!np)
+			return -ENOMEM;
+		t->pend = np;
+		t->cappend = cap;
+	}
+	struct pending p = { .tid = t->tid, .link = link };
 	if (!skip_created(t, rel)) {
-		e = save_parent(t, rel);
+		int e = save_parent(t, rel);
 		if (!e)
 			e = tg_journal_created(t->j, rel);
 		if (e < 0)
 			return e;
-		t->pending_seq = tg_journal_last_seq(t->j);
+		p.seq = tg_journal_last_seq(t->j);
 	}
-	t->pending_rel = tg_strdup(rel);
-	return t->pending_rel ? 0 : -ENOMEM;
+	p.rel = tg_strdup(rel);
+	if (!p.rel)
+		return -ENOMEM;
+	t->pend[t->npend++] = p;
+	return 0;
 }
 
 /* Keep what is about to lose a name; a file this run created has nothing
@@ -761,7 +831,8 @@ static int before_op(struct tg_txn *t, const struct tg_op *op)
 {
 	if ((op->path && tg_txn_is_private(t, op->path)) || (op->path2 && tg_txn_is_private(t, op->path2)))
 		return -EPERM;
-	int e = settle(t);
+	t->tid = op->pid;
+	int e = settle(t, op->pid, false);
 	if (e < 0)
 		return e;
 	const char *rel = rel_of(t, op->path);
@@ -973,7 +1044,7 @@ static int classify(struct tg_txn *t, const struct ev *a, const struct ev *b, st
 int tg_txn_changes(struct tg_txn *t, struct tg_changes *out)
 {
 	memset(out, 0, sizeof(*out));
-	int e = settle(t);
+	int e = settle(t, 0, t->ending);
 	struct evs s = { 0 };
 	if (!e)
 		e = tg_journal_foreach(t->j, ev_cb, &s);
@@ -1028,6 +1099,7 @@ int tg_txn_commit(struct tg_txn *t)
 	if (t->finished)
 		return -EINVAL;
 	struct tg_changes c;
+	t->ending = true; /* the command is over: an empty name is a failed call */
 	int e = tg_txn_changes(t, &c);
 	if (e < 0)
 		return e;
@@ -1045,9 +1117,8 @@ int tg_txn_rollback(struct tg_txn *t, void (*progress)(void *ud, size_t done, si
 {
 	if (t->finished)
 		return -EINVAL;
-	/* Without the identity of the last creation, restore removes it by
-	 * path: correct here, where nothing ran after it. */
-	(void)settle(t);
+	/* Nothing runs any more: a creation whose name is empty failed. */
+	(void)settle(t, 0, true);
 	int e = tg_journal_rollback(t->j, progress, ud);
 	if (e < 0)
 		return e;

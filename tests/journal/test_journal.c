@@ -592,6 +592,110 @@ Test(journal, interrupted_transaction_is_recovered_by_next_open)
 	cr_assert_eq(stat(P("g"), &st), -1);
 }
 
+/* ---- several threads: a creation is known only once its call ran ---- */
+
+static int before_by(pid_t tid, enum tg_op_kind kind, const char *rel, const char *rel2, int flags)
+{
+	struct tg_op op = { .kind = kind, .flags = flags, .writes = true, .pid = tid };
+	op.path = rel ? P(rel) : NULL;
+	op.path2 = rel2 ? P(rel2) : NULL;
+	return tg_txn_before(t, &op);
+}
+
+/* Two live threads (this process and its parent stand in for them): A's
+ * creation is journaled, B's call comes before A's create has run; the
+ * empty name must not be taken for a failed create. */
+Test(journal, creation_settled_only_when_its_own_thread_moves_on)
+{
+	pid_t a = getpid(), b = getppid();
+	open_txn();
+	cr_assert_eq(before_by(a, TG_OP_OPEN, "new-a", NULL, O_WRONLY | O_CREAT), 0);
+	cr_assert_eq(before_by(b, TG_OP_OPEN, "new-b", NULL, O_WRONLY | O_CREAT), 0);
+	put("new-b", "b");
+	put("new-a", "a"); /* A's create runs only now */
+	cr_assert_eq(before_by(b, TG_OP_OPEN, "new-c", NULL, O_WRONLY | O_CREAT), 0);
+	put("new-c", "c");
+	rollback();
+	struct stat st;
+	cr_assert_eq(lstat(P("new-a"), &st), -1, "A's file is removed");
+	cr_assert_eq(lstat(P("new-b"), &st), -1);
+	cr_assert_eq(lstat(P("new-c"), &st), -1);
+}
+
+/* A creates a file and makes no further call (it exited, say); B removes
+ * it: that is no original to stash, and the restore must neither bring it
+ * back nor fail. */
+Test(journal, file_made_by_one_thread_removed_by_another)
+{
+	pid_t a = getpid(), b = getppid();
+	put("orig", "o");
+	open_txn();
+	cr_assert_eq(before_by(a, TG_OP_OPEN, "tmp", NULL, O_WRONLY | O_CREAT), 0);
+	put("tmp", "t");
+	cr_assert_eq(before_by(b, TG_OP_UNLINK, "tmp", NULL, 0), 0);
+	cr_assert_eq(unlink(P("tmp")), 0);
+	cr_assert_eq(before_by(b, TG_OP_UNLINK, "orig", NULL, 0), 0);
+	cr_assert_eq(unlink(P("orig")), 0);
+	rollback();
+	struct stat st;
+	cr_assert_eq(lstat(P("tmp"), &st), -1, "not brought back");
+	_cleanup_free_ char *o = get("orig");
+	cr_assert_str_eq(o, "o");
+}
+
+/* Killed with creations of several threads pending (no identity on disk):
+ * recovery removes what they made, a name link() added to an original, and
+ * never the original itself. */
+Test(journal, recovery_removes_pending_creations_never_originals)
+{
+	pid_t a = getpid(), b = getppid();
+	put("orig", "o");
+	put("orig2", "o2");
+	open_txn();
+	cr_assert_eq(before_by(a, TG_OP_OPEN, "orig", NULL, O_WRONLY | O_TRUNC), 0);
+	put("orig", "changed");
+	cr_assert_eq(before_by(a, TG_OP_OPEN, "na", NULL, O_WRONLY | O_CREAT), 0);
+	cr_assert_eq(before_by(b, TG_OP_OPEN, "nb", NULL, O_WRONLY | O_CREAT), 0);
+	cr_assert_eq(before_by(b, TG_OP_MKDIR, "nd", NULL, 0), 0); /* b's own: settles nb (absent: failed) */
+	cr_assert_eq(mkdir(P("nd"), 0755), 0);
+	put("na", "a");
+	cr_assert_eq(before_by(a, TG_OP_LINK, "orig2", "ln", 0), 0); /* settles na */
+	cr_assert_eq(link(P("orig2"), P("ln")), 0);
+	tg_txn_free(t); /* killed: nd (b) and ln (a) pending */
+	t = NULL;
+	int n = -1;
+	cr_assert_eq(tg_recover(ws, sd, &n), 0);
+	cr_assert_eq(n, 1);
+	struct stat st;
+	cr_assert_eq(lstat(P("na"), &st), -1);
+	cr_assert_eq(lstat(P("nd"), &st), -1, "pending mkdir undone");
+	cr_assert_eq(lstat(P("ln"), &st), -1, "pending link undone");
+	_cleanup_free_ char *o = get("orig");
+	cr_assert_str_eq(o, "o");
+	cr_assert_eq(lstat(P("orig2"), &st), 0, "the original keeps its name");
+	cr_assert_eq(st.st_nlink, 1);
+}
+
+/* A pending creation whose name ends up holding an original (moved there by
+ * another thread, journaled after it): recovery moves it back and removes
+ * nothing. */
+Test(journal, recovery_never_removes_an_original_at_a_pending_name)
+{
+	pid_t a = getpid(), b = getppid();
+	put("orig", "o");
+	open_txn();
+	cr_assert_eq(before_by(a, TG_OP_OPEN, "p", NULL, O_WRONLY | O_CREAT), 0);
+	cr_assert_eq(before_by(b, TG_OP_RENAME, "orig", "p", 0), 0);
+	cr_assert_eq(rename(P("orig"), P("p")), 0);
+	tg_txn_free(t); /* killed: A's create never ran */
+	t = NULL;
+	cr_assert_eq(tg_recover(ws, sd, NULL), 0);
+	_cleanup_free_ char *o = get("orig");
+	cr_assert_str_eq(o, "o");
+	struct stat st;
+	cr_assert_eq(lstat(P("p"), &st), -1);
+}
+
 static int count_records(void *ud, const struct tg_jrec *r)
 {
 	(void)r;
