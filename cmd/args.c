@@ -348,14 +348,17 @@ int tg_parse_args(int argc, char **argv, struct tg_opts *o, FILE *err)
 	if (o->cmd == TG_CMD_POLICY_CHECK || o->cmd == TG_CMD_POLICY_EXPLAIN)
 		topic = o->cmd == TG_CMD_POLICY_CHECK ? "policy check" : "policy explain";
 
-	/* getopt_long over argv shifted past the subcommand words; '+' stops
-	 * at the first non-option so the command's own flags stay its own. */
+	/* getopt_long over argv shifted past the subcommand words. For a run
+	 * '+' stops at the first non-option so the command's own flags stay
+	 * its own; other subcommands take options before or after their
+	 * positionals (txguard undo ID --force). */
 	int sargc = argc - skip;
 	char **sargv = argv + skip;
 	optind = 0;
 	opterr = 0;
 	int c;
-	while ((c = getopt_long(sargc, sargv, "+w:p:qhV", long_opts, NULL)) != -1) {
+	const char *shortopts = o->cmd == TG_CMD_RUN ? "+w:p:qhV" : "w:p:qhV";
+	while ((c = getopt_long(sargc, sargv, shortopts, long_opts, NULL)) != -1) {
 		if (c == 'h') {
 			o->help_topic = topic;
 			o->cmd = TG_CMD_HELP;

@@ -445,6 +445,24 @@ static char *join_argv(char *const *argv)
 	return out;
 }
 
+/* A bound on history from the environment: a count, or a size like 512M. */
+static int env_size(const char *name, bool size, uint64_t *out)
+{
+	const char *v = getenv(name);
+	*out = 0;
+	if (!v || !*v)
+		return 0;
+	if (size)
+		return tg_parse_size(v, out) < 0 || *out == 0 ? -EINVAL : 0;
+	char *end = NULL;
+	errno = 0;
+	unsigned long long n = strtoull(v, &end, 10);
+	if (errno || *end || n == 0 || *v == '-')
+		return -EINVAL;
+	*out = n;
+	return 0;
+}
+
 static const char *state_dir_opt(const struct tg_opts *o)
 {
 	return o->state_dir ? o->state_dir : getenv("TXGUARD_STATE_DIR");
@@ -503,7 +521,13 @@ static int setup(struct run *r, int *report_fd, int *log_fd)
 	_cleanup_free_ char *cmdline = join_argv(o->argv);
 	if (!cmdline)
 		return setup_fail(r, "out of memory");
+	uint64_t max_runs = 0, max_bytes = 0;
+	if (env_size("TXGUARD_HISTORY_MAX_RUNS", false, &max_runs) < 0 ||
+	    env_size("TXGUARD_HISTORY_MAX_BYTES", true, &max_bytes) < 0)
+		return setup_fail(r, "TXGUARD_HISTORY_MAX_RUNS / _MAX_BYTES: not a positive number or size");
 	struct tg_txn_opts topts = {
+		.history_max_runs = max_runs,
+		.history_max_bytes = max_bytes,
 		.workspace = r->workspace,
 		.state_dir = state_dir_opt(o),
 		.lock = o->lock_fail ? TG_LOCK_FAIL : TG_LOCK_WAIT,

@@ -170,6 +170,17 @@ Test(args, subcommands)
 	cr_assert_str_eq(o.id, "abc");
 	tg_opts_free(&o);
 
+	cr_assert_eq(PARSE(&o, "undo", "abc", "--force", "-w", "/ws"), 0);
+	cr_assert(o.force);
+	cr_assert_str_eq(o.id, "abc");
+	cr_assert_str_eq(o.workspace, "/ws");
+	tg_opts_free(&o);
+
+	cr_assert_eq(PARSE(&o, "show", "id1", "--json"), 0);
+	cr_assert(o.json);
+	cr_assert_str_eq(o.id, "id1");
+	tg_opts_free(&o);
+
 	cr_assert_eq(PARSE(&o, "undo"), 0);
 	cr_assert_null(o.id);
 	tg_opts_free(&o);
