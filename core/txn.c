@@ -156,6 +156,10 @@ struct pending {
 	uint64_t seq;            /* its CREATED record, or 0 (no record needed) */
 	char *rel;
 	bool link;               /* made by link(): a new name, not a new inode */
+	bool watch;              /* O_CREAT of an existing name: if another thread
+	                          * removes it before the call runs, the call
+	                          * creates a new file no record names */
+	uint64_t dev, ino;       /* watch: what the name held */
 };
 
 struct tg_txn {
@@ -170,6 +174,7 @@ struct tg_txn {
 	struct strset vacated;   /* names a restore must be able to put back, as
 	                          * "dev:ino/leaf" of their directory: the
 	                          * directory may move (and keep its entries) */
+	struct idset moved;      /* objects not born here that a rename moved */
 	struct idset pinned;     /* born, but an exchange's undo needs them in place */
 	struct pending *pend;    /* creations whose object is not known yet */
 	size_t npend, cappend;
@@ -378,6 +383,7 @@ void tg_txn_free(struct tg_txn *t)
 	free(t->meta.k);
 	free(t->born.k);
 	free(t->pinned.k);
+	free(t->moved.k);
 	strset_free(&t->vacated);
 	for (size_t i = 0; i < t->npend; i++)
 		free(t->pend[i].rel);
@@ -515,15 +521,47 @@ enum settle_mode {
 	SETTLE_FINAL,  /* commit or rollback: nothing runs any more */
 };
 
-/* Born during this transaction, by the filesystem's own clock: a new inode
- * and a new name (link) both set ctime. An original the journal knows about
- * (captured content or metadata) may have been renamed here: never born. */
-static bool looks_new(struct tg_txn *t, const struct stat *st)
+/* Made during this transaction, by the filesystem's own clock: the birth
+ * time where the filesystem keeps one (a rename or link() does not change
+ * it), else the ctime — which a rename or link() of an original sets too:
+ * originals the journal saw moved or captured, and names with other links,
+ * are then not taken for new. */
+static bool looks_new(struct tg_txn *t, const char *rel, const struct stat *st)
 {
-	if (idset_has(&t->content, st) || idset_has(&t->meta, st))
+	if (idset_has(&t->content, st) || idset_has(&t->meta, st) || idset_has(&t->moved, st))
 		return false;
-	uint64_t c = (uint64_t)st->st_ctim.tv_sec * 1000000000u + (uint64_t)st->st_ctim.tv_nsec;
-	return c >= tg_journal_started_ns(t->j);
+	uint64_t start = tg_journal_started_ns(t->j);
+	const char *leaf;
+	_cleanup_close_ int pfd = tg_journal_parent(t->j, rel, &leaf);
+	struct statx sx;
+	if (pfd >= 0 && statx(pfd, leaf, AT_SYMLINK_NOFOLLOW, STATX_INO | STATX_BTIME, &sx) == 0 &&
+	    (sx.stx_mask & STATX_BTIME) && sx.stx_ino == st->st_ino)
+		return (uint64_t)sx.stx_btime.tv_sec * 1000000000u + sx.stx_btime.tv_nsec >= start;
+	if (!S_ISDIR(st->st_mode) && st->st_nlink > 1)
+		return false;
+	return (uint64_t)st->st_ctim.tv_sec * 1000000000u + (uint64_t)st->st_ctim.tv_nsec >= start;
+}
+
+/* A watched O_CREAT open: 1 when settled, 0 when it stays pending. A new
+ * object at the name that is not what it held is a creation no record
+ * names yet: record it now (CREATED + BORN). Its seq is later than any
+ * removal of the old object, so a restore removes it before putting the old
+ * one back. */
+static int settle_watch(struct tg_txn *t, const struct pending *p, enum settle_mode mode)
+{
+	struct stat st;
+	if (tg_journal_lstat(t->j, p->rel, &st) < 0)
+		return mode == SETTLE_MAYBE ? 0 : 1;
+	if ((uint64_t)st.st_dev == p->dev && (uint64_t)st.st_ino == p->ino)
+		return mode == SETTLE_MAYBE ? 0 : 1;
+	if (idset_has(&t->born, &st) || !looks_new(t, p->rel, &st))
+		return 1; /* already known, or moved here (its own record) */
+	int e = tg_journal_created(t->j, p->rel);
+	if (!e)
+		e = tg_journal_born(t->j, tg_journal_last_seq(t->j), st.st_dev, st.st_ino);
+	if (!e)
+		e = idset_add(&t->born, st.st_dev, st.st_ino);
+	return e < 0 ? e : 1;
 }
 
 /* Settle pending creation i: 1 when done (and removed), 0 when it stays. */
@@ -532,10 +570,18 @@ static int settle_one(struct tg_txn *t, size_t i, enum settle_mode mode)
 	struct pending *p = &t->pend[i];
 	struct stat st;
 	int e = 0;
+	if (p->watch) {
+		e = settle_watch(t, p, mode);
+		if (e <= 0)
+			return e;
+		free(p->rel);
+		t->pend[i] = t->pend[--t->npend];
+		return 1;
+	}
 	if (tg_journal_lstat(t->j, p->rel, &st) == 0) {
-		if (mode == SETTLE_MAYBE && !looks_new(t, &st))
+		if (mode == SETTLE_MAYBE && !looks_new(t, p->rel, &st))
 			return 0; /* not provably what the call made: its thread will tell */
-		if (!p->link && (mode == SETTLE_RAN || looks_new(t, &st)))
+		if (!p->link && (mode == SETTLE_RAN || looks_new(t, p->rel, &st)))
 			e = idset_add(&t->born, st.st_dev, st.st_ino);
 		if (!e && p->seq)
 			e = tg_journal_born(t->j, p->seq, st.st_dev, st.st_ino);
@@ -632,16 +678,35 @@ static bool skip_created(struct tg_txn *t, const char *rel)
 	return key && idset_has(&t->born, &parent) && !strset_has(&t->vacated, key);
 }
 
+static int pend_room(struct tg_txn *t)
+{
+	if (t->npend < t->cappend)
+		return 0;
+	size_t cap = t->cappend ? t->cappend * 2 : 16;
+	struct pending *np = realloc(t->pend, cap * sizeof(*np));
+	if (!np)
+		return -ENOMEM;
+	t->pend = np;
+	t->cappend = cap;
+	return 0;
+}
+
+static int watch_create(struct tg_txn *t, const char *rel, const struct stat *st)
+{
+	if (pend_room(t) < 0)
+		return -ENOMEM;
+	struct pending p = { .tid = t->tid, .watch = true, .dev = st->st_dev, .ino = st->st_ino };
+	p.rel = tg_strdup(rel);
+	if (!p.rel)
+		return -ENOMEM;
+	t->pend[t->npend++] = p;
+	return 0;
+}
+
 static int save_created(struct tg_txn *t, const char *rel, bool link)
 {
-	if (t->npend == t->cappend) {
-		size_t cap = t->cappend ? t->cappend * 2 : 16;
-		struct pending *np = realloc(t->pend, cap * sizeof(*np));
-		if (!np)
-			return -ENOMEM;
-		t->pend = np;
-		t->cappend = cap;
-	}
+	if (pend_room(t) < 0)
+		return -ENOMEM;
 	struct pending p = { .tid = t->tid, .link = link };
 	if (!skip_created(t, rel)) {
 		int e = save_parent(t, rel);
@@ -687,6 +752,13 @@ static int before_open(struct tg_txn *t, const struct tg_op *op, const char *rel
 		return e;
 	if ((op->flags & O_CREAT) && (op->flags & O_EXCL))
 		return 0; /* fails with EEXIST */
+	if ((op->flags & O_CREAT) && !S_ISDIR(st.st_mode)) {
+		e = save_parent(t, rel); /* in case it creates after all */
+		if (!e)
+			e = watch_create(t, rel, &st);
+		if (e < 0)
+			return e;
+	}
 	if (!(op->flags & (O_WRONLY | O_RDWR | O_TRUNC)))
 		return 0;
 	return save_content(t, rel, &st);
@@ -788,6 +860,8 @@ static int before_rename(struct tg_txn *t, const struct tg_op *op)
 		e = idset_add(&t->pinned, dst.st_dev, dst.st_ino);
 	if (!e && de == 0 && !exchange)
 		e = save_removal(t, to, &dst);
+	if (!e && !idset_has(&t->born, &src))
+		e = idset_add(&t->moved, src.st_dev, src.st_ino);
 	if (!e)
 		e = tg_journal_renamed(t->j, from, to, &src, exchange);
 	if (!e)

@@ -696,6 +696,50 @@ Test(journal, recovery_never_removes_an_original_at_a_pending_name)
 	cr_assert_eq(lstat(P("p"), &st), -1);
 }
 
+/* A's creation is pending (not run) when B moves an original to its name:
+ * that original must not be taken for what A made (it would then count as
+ * born, and B's later overwrite would not be saved). */
+Test(journal, original_moved_to_a_pending_name_is_not_born)
+{
+	pid_t a = getpid(), b = getppid();
+	put("orig", "precious");
+	open_txn();
+	cr_assert_eq(before_by(a, TG_OP_OPEN, "x", NULL, O_WRONLY | O_CREAT), 0);
+	cr_assert_eq(before_by(b, TG_OP_RENAME, "orig", "x", 0), 0);
+	cr_assert_eq(rename(P("orig"), P("x")), 0);
+	cr_assert_eq(before_by(b, TG_OP_OPEN, "x", NULL, O_WRONLY | O_TRUNC), 0);
+	put("x", "clobbered");
+	rollback();
+	_cleanup_free_ char *o = get("orig");
+	cr_assert_str_eq(o, "precious");
+	struct stat st;
+	cr_assert_eq(lstat(P("x"), &st), -1);
+}
+
+/* A opens an existing name with O_CREAT; B removes it before A's call runs,
+ * so A's call creates a new file that no record names: it must be found
+ * and removed before the original is put back (else: EEXIST, journal kept). */
+Test(journal, create_over_a_name_another_thread_just_removed)
+{
+	pid_t a = getpid(), b = getppid();
+	put("g", "orig");
+	put("h", "orig-h");
+	open_txn();
+	cr_assert_eq(before_by(a, TG_OP_OPEN, "g", NULL, O_WRONLY | O_CREAT | O_TRUNC), 0);
+	cr_assert_eq(before_by(b, TG_OP_UNLINK, "g", NULL, 0), 0);
+	cr_assert_eq(unlink(P("g")), 0);
+	put("g", "new"); /* A's call runs now: a new file */
+	cr_assert_eq(before_by(a, TG_OP_OPEN, "h", NULL, O_WRONLY | O_CREAT | O_TRUNC), 0);
+	cr_assert_eq(before_by(b, TG_OP_UNLINK, "h", NULL, 0), 0);
+	cr_assert_eq(unlink(P("h")), 0);
+	put("h", "new-h"); /* the same, A never calls again: the rollback finds it */
+	rollback();
+	_cleanup_free_ char *g = get("g");
+	_cleanup_free_ char *h = get("h");
+	cr_assert_str_eq(g, "orig");
+	cr_assert_str_eq(h, "orig-h");
+}
+
 static int count_records(void *ud, const struct tg_jrec *r)
 {
 	(void)r;
