@@ -50,8 +50,8 @@ struct undo {
 	size_t nd, capd;
 	uint64_t *known;   /* sorted (dev, ino) pairs: objects older than the run */
 	size_t nknown;
-	uint64_t *freed;   /* sorted (dev, ino): objects whose removal freed the
-	                    * inode (RMDIR, SAVED): the number may be reused */
+	uint64_t *freed;   /* sorted (dev, ino): numbers that may have been reused
+	                    * (RMDIR, SAVED freed them; born objects come and go) */
 	size_t nfreed;
 	int tarfd;
 	int progfd;
@@ -342,6 +342,17 @@ static int build_known(struct undo *u)
 	}
 	if (u->nknown)
 		qsort(u->known, u->nknown, 2 * sizeof(uint64_t), cmp_id);
+	/* Born objects (BORN identities) come and go: a record describing one
+	 * (a rename of a born file) says nothing of an original, and its
+	 * number may have been freed and reused since. */
+	for (size_t i = 0; i < u->n; i++) {
+		const struct tg_jrec *r = &u->v[i];
+		if (r->kind != TG_JREC_CREATED || !r->meta.ino)
+			continue;
+		u->freed[2 * u->nfreed] = r->meta.dev;
+		u->freed[2 * u->nfreed + 1] = r->meta.ino;
+		u->nfreed++;
+	}
 	if (u->nfreed)
 		qsort(u->freed, u->nfreed, 2 * sizeof(uint64_t), cmp_id);
 	return 0;
