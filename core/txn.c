@@ -1181,8 +1181,15 @@ int tg_txn_commit(struct tg_txn *t)
 	memcpy(counts, c.count, sizeof(counts));
 	tg_changes_clear(&c);
 	e = tg_journal_commit(t->j, counts);
-	if (e < 0)
+	if (e < 0) {
+		/* The command succeeded and its effects are what the caller asked
+		 * for: a journal that could not be committed must not be found
+		 * "open" by the next start and replayed as an interrupted run.
+		 * Drop it (this run loses its history entry, nothing else). */
+		int d = tg_journal_remove_dir(t->state_dir, tg_journal_id(t->j));
+		t->finished = d == 0;
 		return e;
+	}
 	t->finished = true;
 	return prune_history(t);
 }
