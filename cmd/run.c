@@ -134,14 +134,22 @@ static int run_landlock(struct run *r)
 	w[0] = r->workspace;
 	for (size_t i = 0; i < nw; i++)
 		w[i + 1] = writable[i];
+	/* Landlock only grants: hiding the state dir inside a writable place
+	 * (a state dir under /tmp, or the <workspace>/.txguard fallback)
+	 * would take away the right to create anything next to it. There the
+	 * tracer alone keeps the command out (tg_txn_is_private). */
 	const char *hidden[] = { tg_txn_state_dir(r->txn) };
+	bool hide = hidden[0] != NULL;
+	for (size_t i = 0; hide && i < nw + 1; i++)
+		if (tg_path_is_under(hidden[0], w[i]))
+			hide = false;
 	struct tg_landlock_spec spec = {
 		.writable = w,
 		.nwritable = nw + 1,
 		.deny_read = deny_read,
 		.ndeny_read = nd,
 		.hidden = hidden,
-		.nhidden = hidden[0] ? 1 : 0,
+		.nhidden = hide ? 1 : 0,
 	};
 	int rc = tg_landlock_restrict(&spec);
 	if (rc == -EOPNOTSUPP && nd == 0)

@@ -73,6 +73,20 @@ fi
 [ -z "$(ls -A "$ws" | grep -v -e '^notes.txt$' -e '^src$' -e '^new$' -e '^kept$')" ] ||
 	fail "txguard left files in the workspace: $(ls -A "$ws")"
 
+# --- a state dir inside a writable place: the place stays writable, the
+# state dir does not (Landlock cannot hide it there; the tracer does) ---
+rc=0
+"$TXGUARD" -q -w "$ws" --state-dir "$TG_TMP/st2" -- sh -c \
+	"touch '$TG_TMP/beside' && echo x > '$TG_TMP/st2/evil'" 2>/dev/null || rc=$?
+[ -e "$TG_TMP/beside" ] || fail "a state dir under /tmp made /tmp unwritable"
+[ ! -e "$TG_TMP/st2/evil" ] || fail "the command wrote into txguard's state dir"
+[ "$rc" -ne 0 ] || fail "a write into the state dir did not fail"
+
+# --- terminals: the default policy lets a command open a pty ---
+if command -v python3 >/dev/null; then
+	"$TXGUARD" -q -w "$ws" -- python3 -c 'import os; os.openpty()' || fail "os.openpty() refused"
+fi
+
 # --- the workspace's own policy applies, and the command cannot edit it ---
 cat >"$ws/.txguard.yaml" <<'YAML'
 rules:
