@@ -671,13 +671,27 @@ static int progress_write(struct undo *u, uint64_t done_from, bool sync)
 	return fdatasync(u->progfd) < 0 ? -errno : 0;
 }
 
+/* Only the owner (or root) may set explicit times: a directory of another
+ * user's that an unprivileged run changed (a shared workspace root) keeps
+ * its new mtime rather than fail the whole restore and leave it stuck. */
+static int times_result(int r, const struct stat *st)
+{
+	if (r == 0)
+		return 0;
+	if (errno == EPERM && geteuid() != 0 && st && st->st_uid != geteuid())
+		return 0;
+	return -errno;
+}
+
 static void final_pass(struct undo *u)
 {
 	/* In collected order: the earliest record of a directory is applied last. */
 	for (size_t i = 0; i < u->nd; i++) {
 		const char *rel = u->d[i].path, *leaf;
 		if (!rel[0]) {
-			fail(u, futimens(u->j->wsfd, u->d[i].ts) < 0 ? -errno : 0);
+			struct stat wst;
+			bool have = fstat(u->j->wsfd, &wst) == 0;
+			fail(u, times_result(futimens(u->j->wsfd, u->d[i].ts), have ? &wst : NULL));
 			continue;
 		}
 		_cleanup_close_ int pfd = tg_fs_parent(u->j->wsfd, rel, &leaf);
@@ -687,7 +701,7 @@ static void final_pass(struct undo *u)
 		if (pfd < 0 || fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode) ||
 		    !same_object(u, &st, u->d[i].dev, u->d[i].ino))
 			continue;
-		fail(u, utimensat(pfd, leaf, u->d[i].ts, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0);
+		fail(u, times_result(utimensat(pfd, leaf, u->d[i].ts, AT_SYMLINK_NOFOLLOW), &st));
 	}
 }
 
