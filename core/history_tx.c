@@ -19,6 +19,7 @@
 
 #include "history.h"
 #include "history_int.h"
+#include "journal_fs.h"
 
 static const char *const state_names[] = {
 	[TG_TX_OPEN] = "open",
@@ -62,25 +63,6 @@ static bool tx_id_valid(const char *id)
 	return strspn(id, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") == n;
 }
 
-/* mkdir -p, 0700: the default state dir's parents may not exist yet. */
-static int mkdir_p(const char *dir)
-{
-	_cleanup_free_ char *p = tg_strdup(dir);
-	if (!p)
-		return -ENOMEM;
-	for (char *s = p + 1; ; s++) {
-		if (*s != '/' && *s != '\0')
-			continue;
-		char c = *s;
-		*s = '\0';
-		if (mkdir(p, 0700) < 0 && errno != EEXIST)
-			return -errno;
-		if (!c)
-			return 0;
-		*s = c;
-	}
-}
-
 static int tx_dir(const char *workspace, const char *state_dir, bool create, char **out)
 {
 	_cleanup_free_ char *root = NULL;
@@ -91,7 +73,7 @@ static int tx_dir(const char *workspace, const char *state_dir, bool create, cha
 	if (!dir)
 		return -ENOMEM;
 	/* begin may come before any run: the state dir may not exist yet */
-	if (create && (rc = mkdir_p(dir)) < 0)
+	if (create && (rc = tg_fs_mkdir_p(dir)) < 0)
 		return rc;
 	*out = steal_pointer(&dir);
 	return 0;

@@ -317,3 +317,29 @@ char *tg_fs_dirname(const char *rel)
 	const char *slash = strrchr(rel, '/');
 	return slash ? tg_strndup(rel, (size_t)(slash - rel)) : tg_strdup("");
 }
+
+int tg_fs_walk_subtree(int dfd, const char *prefix, int (*cb)(void *ud, const char *path), void *ud)
+{
+	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	int e = 0;
+	struct dirent *de;
+	while (!e && (de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		_cleanup_free_ char *p = tg_asprintf("%s/%s", prefix, de->d_name);
+		e = p ? cb(ud, p) : -ENOMEM;
+		int sub = e ? -1 : openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (sub >= 0) {
+			e = tg_fs_walk_subtree(sub, p, cb, ud);
+			close(sub);
+		}
+	}
+	closedir(d);
+	return e;
+}

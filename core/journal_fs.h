@@ -33,6 +33,11 @@ int tg_fs_remove_tree(int dirfd, const char *name);
 
 /* mkdir -p of an absolute path, mode 0700 for what it creates. */
 int tg_fs_mkdir_p(const char *abs);
+
+/* Call cb(ud, "PREFIX/NAME...") for every entry beneath the directory dfd,
+ * parents before children, never following a symlink. A directory that
+ * cannot be opened counts as empty. Stops at the first cb error. */
+int tg_fs_walk_subtree(int dfd, const char *prefix, int (*cb)(void *ud, const char *path), void *ud);
 /* fsync a directory by path or fd. */
 int tg_fs_fsync_dir(int dirfd);
 

@@ -270,30 +270,9 @@ static int pathset_add(struct pathset *s, char *p)
 
 /* Everything under a directory the run created: undo removes it all, so a
  * file edited in there by hand since must be noticed too. */
-static int add_subtree(struct pathset *s, int dfd, const char *prefix)
+static int add_subtree_path(void *ud, const char *path)
 {
-	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
-		return 0;
-	}
-	int e = 0;
-	struct dirent *de;
-	while (!e && (de = readdir(d))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		char *p = tg_asprintf("%s/%s", prefix, de->d_name);
-		e = pathset_add(s, p);
-		int sub = e ? -1 : openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (sub >= 0) {
-			e = add_subtree(s, sub, p);
-			close(sub);
-		}
-	}
-	closedir(d);
-	return e;
+	return pathset_add(ud, tg_strdup(path));
 }
 
 static int collect_paths(void *ud, const struct tg_jrec *r)
@@ -312,7 +291,7 @@ static int collect_paths(void *ud, const struct tg_jrec *r)
 	const char *leaf;
 	_cleanup_close_ int pfd = tg_fs_parent(c->wsfd, r->path, &leaf);
 	_cleanup_close_ int dfd = pfd < 0 ? -1 : openat(pfd, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	return dfd < 0 ? 0 : add_subtree(&c->s, dfd, r->path);
+	return dfd < 0 ? 0 : tg_fs_walk_subtree(dfd, r->path, add_subtree_path, &c->s);
 }
 
 static int cmp_str(const void *a, const void *b)

@@ -1049,30 +1049,9 @@ static int change_push(struct tg_changes *c, enum tg_change_kind k, const char *
 
 /* What a created directory holds was created too (those names have no
  * records of their own). */
-static int push_subtree(int dfd, const char *prefix, struct tg_changes *out)
+static int push_created_path(void *ud, const char *path)
 {
-	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
-		return 0;
-	}
-	int e = 0;
-	struct dirent *de;
-	while (!e && (de = readdir(d))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		_cleanup_free_ char *p = tg_asprintf("%s/%s", prefix, de->d_name);
-		e = p ? change_push(out, TG_CHANGE_CREATED, p, NULL) : -ENOMEM;
-		int sub = e ? -1 : openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (sub >= 0) {
-			e = push_subtree(sub, p, out);
-			close(sub);
-		}
-	}
-	closedir(d);
-	return e;
+	return change_push(ud, TG_CHANGE_CREATED, path, NULL);
 }
 
 static int push_created_subtree(struct tg_txn *t, const char *rel, struct tg_changes *out)
@@ -1080,7 +1059,7 @@ static int push_created_subtree(struct tg_txn *t, const char *rel, struct tg_cha
 	const char *leaf;
 	_cleanup_close_ int pfd = tg_journal_parent(t->j, rel, &leaf);
 	_cleanup_close_ int dfd = pfd < 0 ? -1 : openat(pfd, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	return dfd < 0 ? 0 : push_subtree(dfd, rel, out);
+	return dfd < 0 ? 0 : tg_fs_walk_subtree(dfd, rel, push_created_path, out);
 }
 
 /* Classify one path from its events [a, b) and whether it exists now. */
