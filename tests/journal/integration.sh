@@ -156,6 +156,14 @@ crash_txguard)
 	# SIGKILL txguard itself at a random moment of a run, then
 	# `txguard recover`: the workspace must be as before the run.
 	: "${TG_MUTATE:?}"
+	# Is some process still working in the workspace (its cwd there)?
+	cwd_in_ws_alive() {
+		real=$(cd "$ws" && pwd -P)
+		for p in /proc/[0-9]*; do
+			[ "$(readlink "$p/cwd" 2>/dev/null)" = "$real" ] && return 0
+		done
+		return 1
+	}
 	kills=0
 	for seed in $(seq 1 ${TG_IT_SEEDS:-8}); do
 		rm -rf "$ws" "$st" && mkdir -p "$ws"
@@ -170,7 +178,14 @@ crash_txguard)
 		fi
 		kills=$((kills + 1))
 		wait "$pid" 2>/dev/null || true
-		sleep 0.2 # the tracee dies with its tracer (PTRACE_O_EXITKILL)
+		# The tracee dies with its tracer (PTRACE_O_EXITKILL), but under
+		# load it may take a while to be gone: wait until no process has
+		# its cwd in the workspace (bounded), or recover races a dying one.
+		n=0
+		while [ $n -lt 100 ] && cwd_in_ws_alive; do
+			sleep 0.05
+			n=$((n + 1))
+		done
 		"$TXGUARD" recover -w "$ws" --state-dir "$st" >/dev/null || fail "recover failed (seed $seed)"
 		"$TG_TREEHASH" "$ws" >"$TG_TMP/after"
 		if ! cmp -s "$TG_TMP/before" "$TG_TMP/after"; then
