@@ -1,8 +1,15 @@
 /* filter.c — build and load the seccomp filter (see filter.h). */
 #include "filter.h"
 
+#include <errno.h>
+#include <linux/seccomp.h>
 #include <seccomp.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "syscalls.h"
 #include "util.h"
@@ -105,6 +112,12 @@ static int build(const struct tg_filter_config *cfg, scmp_filter_ctx *out)
 
 	if (!ctx)
 		return -ENOMEM;
+	/* libseccomp learns what the kernel can do by calling seccomp(2); where
+	 * that is not passed through (txguard under valgrind) it would refuse
+	 * KILL_PROCESS. txguard needs Linux >= 5.3 anyway, which has API level
+	 * 3; a kernel that truly lacks it refuses the load: closed either way. */
+	if (seccomp_api_get() < 3 && seccomp_api_set(3) < 0)
+		return -EOPNOTSUPP;
 	/* Arch gate: only native x86_64 entries reach the rules; int 0x80 and
 	 * foreign arches die. libseccomp also sends x32 numbers (nr with
 	 * bit 30) of an x86_64-only filter to this action. */
@@ -143,14 +156,53 @@ int tg_filter_check(const struct tg_filter_config *cfg, const char **bad)
 	return build(cfg, &ctx);
 }
 
-int tg_filter_load(const struct tg_filter_config *cfg)
+int tg_filter_compile(const struct tg_filter_config *cfg, struct tg_filter_prog *out)
 {
 	_cleanup_seccomp_ scmp_filter_ctx ctx = NULL;
+	_cleanup_close_ int fd = -1;
+	struct stat st;
 	int r = build(cfg, &ctx);
 	if (r < 0)
 		return r;
-	r = seccomp_load(ctx);
-	return r < 0 ? r : 0;
+	/* libseccomp 2.5 exports BPF to an fd only (seccomp_export_bpf_mem
+	 * came in 2.6). */
+	fd = memfd_create("txguard-bpf", MFD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	r = seccomp_export_bpf(ctx, fd);
+	if (r < 0)
+		return r;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	size_t len = (size_t)st.st_size;
+	if (len == 0 || len % sizeof(struct sock_filter) || len / sizeof(struct sock_filter) > BPF_MAXINSNS)
+		return -E2BIG;
+	struct sock_filter *insns = malloc(len);
+	if (!insns)
+		return -ENOMEM;
+	if (pread(fd, insns, len, 0) != (ssize_t)len) {
+		free(insns);
+		return -EIO;
+	}
+	out->fprog.len = (unsigned short)(len / sizeof(struct sock_filter));
+	out->fprog.filter = insns;
+	return 0;
+}
+
+void tg_filter_prog_free(struct tg_filter_prog *prog)
+{
+	free(prog->fprog.filter);
+	prog->fprog.filter = NULL;
+	prog->fprog.len = 0;
+}
+
+int tg_filter_load_prog(const struct tg_filter_prog *prog)
+{
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog->fprog) == 0)
+		return 0;
+	if (errno != ENOSYS)
+		return -errno;
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog->fprog, 0, 0) < 0 ? -errno : 0;
 }
 
 int tg_filter_export_pfc(const struct tg_filter_config *cfg, int fd)

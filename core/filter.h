@@ -8,14 +8,31 @@
  */
 #pragma once
 
+#include <linux/filter.h>
 #include <stdio.h>
 
 #include "tracer.h"
 
-/* Load the filter into the calling thread. The caller must have set
- * no_new_privs (or hold CAP_SYS_ADMIN). Returns 0 or -errno: -EINVAL for an
- * unknown syscall name in cfg->denied_syscalls, else libseccomp's error. */
-int tg_filter_load(const struct tg_filter_config *cfg);
+/* The filter as the kernel takes it. Compiled in the tracer before the fork,
+ * so the child between fork and exec only makes one syscall with it: no
+ * allocation there (async-signal-safe even when the caller has threads), and
+ * nothing that an emulator running the child has to understand. */
+struct tg_filter_prog {
+	struct sock_fprog fprog;
+};
+
+/* Compile the filter for cfg. Returns 0 or -errno: -EINVAL for an unknown
+ * syscall name in cfg->denied_syscalls, else libseccomp's error. Free with
+ * tg_filter_prog_free. */
+int tg_filter_compile(const struct tg_filter_config *cfg, struct tg_filter_prog *out);
+void tg_filter_prog_free(struct tg_filter_prog *prog);
+
+/* Load a compiled filter into the calling thread; async-signal-safe. The
+ * caller must have set no_new_privs (or hold CAP_SYS_ADMIN). seccomp(2) with
+ * no flags, or prctl(PR_SET_SECCOMP) where seccomp(2) is ENOSYS (valgrind
+ * passes prctl through but not seccomp): the same filter either way.
+ * Returns 0 or -errno. */
+int tg_filter_load_prog(const struct tg_filter_prog *prog);
 
 /* Build the filter without loading it, so a bad config is reported before
  * anything forks. Returns 0 or -errno; on -EINVAL, *bad (when not NULL)

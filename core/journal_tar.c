@@ -24,6 +24,7 @@ struct tg_jtar {
 	size_t outcap;
 	int err;                /* first -errno seen by the write callback */
 	bool broken;
+	bool discard;           /* write_cb drops bytes: closing an abandoned archive */
 };
 
 static int flush_zstd(struct tg_jtar *t, ZSTD_inBuffer *in, ZSTD_EndDirective mode)
@@ -48,6 +49,8 @@ static int flush_zstd(struct tg_jtar *t, ZSTD_inBuffer *in, ZSTD_EndDirective mo
 static la_ssize_t write_cb(struct archive *a, void *ud, const void *buf, size_t len)
 {
 	struct tg_jtar *t = ud;
+	if (t->discard)
+		return (la_ssize_t)len;
 	ZSTD_inBuffer in = { buf, len, 0 };
 	int r = flush_zstd(t, &in, ZSTD_e_continue);
 	if (r < 0) {
@@ -59,13 +62,23 @@ static la_ssize_t write_cb(struct archive *a, void *ud, const void *buf, size_t 
 	return (la_ssize_t)len;
 }
 
+/* Drop the archive without its end blocks. Close (with write_cb discarding
+ * them) rather than archive_write_fail: libarchive up to 3.6 frees its
+ * client-side state only in close, so fail+free leaks it. */
+static void drop_archive(struct tg_jtar *t)
+{
+	if (!t->a)
+		return;
+	t->discard = true;
+	archive_write_close(t->a);
+	archive_write_free(t->a);
+	t->discard = false;
+	t->a = NULL;
+}
+
 static int new_archive(struct tg_jtar *t)
 {
-	if (t->a) {
-		/* Free without close: close would write end blocks into the stream. */
-		archive_write_fail(t->a);
-		archive_write_free(t->a);
-	}
+	drop_archive(t);
 	t->a = archive_write_new();
 	if (!t->a)
 		return -ENOMEM;
@@ -112,11 +125,8 @@ void tg_jtar_free(struct tg_jtar *t)
 	if (!t)
 		return;
 	int saved = errno;
-	if (t->a) {
-		/* free would close, i.e. append end blocks: only finish() may. */
-		archive_write_fail(t->a);
-		archive_write_free(t->a);
-	}
+	/* Only finish() may append the end blocks. */
+	drop_archive(t);
 	ZSTD_freeCCtx(t->cctx);
 	free(t->out);
 	if (t->fd >= 0)

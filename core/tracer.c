@@ -82,6 +82,7 @@ struct tracer {
 	enum tg_run_end forced_end;
 	bool interrupted;
 	int fatal;               /* -errno of a tracer failure (fail closed) */
+	struct tg_filter_prog prog; /* the child loads it */
 };
 
 /* ---- tasks ---- */
@@ -361,7 +362,8 @@ static void judge(struct tracer *t, pid_t pid, const struct tg_op *op, const uin
 
 static void on_seccomp(struct tracer *t, pid_t pid, int status)
 {
-	struct __ptrace_syscall_info info;
+	/* Zeroed for memcheck, which does not know that the kernel fills it. */
+	struct __ptrace_syscall_info info = { 0 };
 	struct tg_op op;
 
 	if (ptrace(PTRACE_GET_SYSCALL_INFO, pid, (void *)sizeof(info), &info) <= 0) {
@@ -741,11 +743,12 @@ static void reset_handlers(void)
 	}
 }
 
-static void child_main(const struct tg_tracer_opts *opts, int go_fd, int err_fd, const sigset_t *mask,
+static void child_main(const struct tracer *t, int go_fd, int err_fd, const sigset_t *mask,
                        const struct sigaction *chld) TG_NORETURN;
-static void child_main(const struct tg_tracer_opts *opts, int go_fd, int err_fd, const sigset_t *mask,
+static void child_main(const struct tracer *t, int go_fd, int err_fd, const sigset_t *mask,
                        const struct sigaction *chld)
 {
+	const struct tg_tracer_opts *opts = t->opts;
 	char go;
 	int r;
 
@@ -767,7 +770,7 @@ static void child_main(const struct tg_tracer_opts *opts, int go_fd, int err_fd,
 		child_fail(err_fd, STAGE_SETUP, -r);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		child_fail(err_fd, STAGE_FILTER, errno);
-	r = tg_filter_load(&opts->filter);
+	r = tg_filter_load_prog(&t->prog);
 	if (r < 0)
 		child_fail(err_fd, STAGE_FILTER, -r);
 	execvp(opts->argv[0], opts->argv);
@@ -840,7 +843,7 @@ static int start_child(struct tracer *t, const struct saved_signals *saved, int 
 		close(go[1]);
 		close(errp[0]);
 		close(t->sfd);
-		child_main(t->opts, go[0], errp[1], &saved->mask, &saved->chld);
+		child_main(t, go[0], errp[1], &saved->mask, &saved->chld);
 	}
 	int e = pid < 0 ? -errno : 0;
 	close(go[0]);
@@ -904,10 +907,16 @@ int tg_tracer_run(const struct tg_tracer_opts *opts, const struct tg_tracer_hook
 	if (!opts || !opts->argv || !opts->argv[0] || !res)
 		return -EINVAL;
 	memset(res, 0, sizeof(*res));
+	int r = tg_filter_compile(&opts->filter, &t.prog);
+	if (r < 0)
+		return r;
 	t.sfd = block_signals(&saved);
-	if (t.sfd < 0)
+	if (t.sfd < 0) {
+		tg_filter_prog_free(&t.prog);
 		return t.sfd;
-	int r = start_child(&t, &saved, &err_fd);
+	}
+	r = start_child(&t, &saved, &err_fd);
+	tg_filter_prog_free(&t.prog);
 	if (r < 0) {
 		restore_signals(t.sfd, &saved, opts->keep_signals_blocked);
 		return r;
