@@ -84,6 +84,9 @@ int tg_fs_lstat(int wsfd, const char *rel, struct stat *st)
 {
 	if (!rel[0])
 		return fstat(wsfd, st) < 0 ? -errno : 0;
+	/* One component: nothing to resolve but the name itself. */
+	if (!strchr(rel, '/'))
+		return fstatat(wsfd, rel, st, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
 	const char *leaf;
 	_cleanup_close_ int pfd = tg_fs_parent(wsfd, rel, &leaf);
 	if (pfd < 0)

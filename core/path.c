@@ -267,10 +267,14 @@ static void walk_done(struct walk *w)
 }
 
 /* Our own root and mount namespace, looked up once: the common case is a
- * tracee that shares both, and then its paths are ours. */
+ * tracee that shares both, and then its paths are ours. The namespace is
+ * kept as the name readlink gives ("mnt:[4026531841]"): the inode number
+ * is unique among live namespaces, and readlink of /proc/PID/ns/mnt only
+ * formats it, where stat would build a dentry for it on every stop. */
 struct self_id {
-	dev_t root_dev, ns_dev;
-	ino_t root_ino, ns_ino;
+	dev_t root_dev;
+	ino_t root_ino;
+	char ns[64];
 	bool ok;
 };
 
@@ -279,25 +283,29 @@ static const struct self_id *self_id(void)
 	static struct self_id id;
 	static bool done;
 	if (!done) {
-		struct stat r, n;
-		id.ok = stat("/", &r) == 0 && stat("/proc/self/ns/mnt", &n) == 0;
+		struct stat r;
+		ssize_t n = readlink("/proc/self/ns/mnt", id.ns, sizeof(id.ns) - 1);
+		id.ok = stat("/", &r) == 0 && n > 0 && (size_t)n < sizeof(id.ns) - 1;
+		if (id.ok)
+			id.ns[n] = '\0';
 		id.root_dev = r.st_dev, id.root_ino = r.st_ino;
-		id.ns_dev = n.st_dev, id.ns_ino = n.st_ino;
 		done = true;
 	}
 	return &id;
 }
 
-/* The tracee's root and mount namespace are ours. */
+/* The tracee's root and mount namespace are ours. The root by stat, not by
+ * readlink: d_path prints "/" for roots it cannot reach from ours. */
 static bool shares_our_root(pid_t pid)
 {
 	const struct self_id *me = self_id();
-	char path[64];
+	char path[64], ns[64];
 	struct stat st;
 	if (!me->ok)
 		return false;
 	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)pid);
-	if (stat(path, &st) < 0 || st.st_dev != me->ns_dev || st.st_ino != me->ns_ino)
+	ssize_t n = readlink(path, ns, sizeof(ns));
+	if (n <= 0 || (size_t)n != strlen(me->ns) || memcmp(ns, me->ns, (size_t)n) != 0)
 		return false;
 	snprintf(path, sizeof(path), "/proc/%d/root", (int)pid);
 	return stat(path, &st) == 0 && st.st_dev == me->root_dev && st.st_ino == me->root_ino;

@@ -34,7 +34,6 @@
 
 #define TG_TASK_BUCKETS 1024
 #define TG_CMDLINE_MAX (64u << 20)
-#define TG_POLL_MAX_MS 1000
 #define TG_SERVICE_EVERY 16
 #define TG_PTRACE_OPTIONS                                                                          \
 	(PTRACE_O_EXITKILL | PTRACE_O_TRACESECCOMP | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |    \
@@ -634,6 +633,7 @@ static void run_timers(struct tracer *t)
 		kill_tree(t);
 }
 
+/* Milliseconds until the next timer, or -1 when none is armed. */
 static int poll_timeout_ms(const struct tracer *t)
 {
 	uint64_t next = 0, now = tg_now_ns();
@@ -642,14 +642,12 @@ static int poll_timeout_ms(const struct tracer *t)
 	for (size_t i = 0; i < TG_ARRAY_SIZE(at); i++)
 		if (at[i] && (!next || at[i] < next))
 			next = at[i];
-	/* Every stop raises SIGCHLD, so the signalfd wakes us; the cap is
-	 * only a safety net should a notification ever be lost. */
 	if (!next)
-		return TG_POLL_MAX_MS;
+		return -1;
 	if (next <= now)
 		return 0;
 	uint64_t ms = (next - now + 999999) / 1000000;
-	return ms > TG_POLL_MAX_MS ? TG_POLL_MAX_MS : (int)ms;
+	return ms > INT_MAX ? INT_MAX : (int)ms;
 }
 
 /* A SIGINT typed at the terminal already went to the whole foreground
@@ -670,15 +668,24 @@ static void on_own_signal(struct tracer *t, const struct signalfd_siginfo *si)
 }
 
 /* Signals to txguard and the timers. With `block`, wait for one of them or
- * for the next stop (SIGCHLD); without, just look. */
+ * for the next stop (SIGCHLD); without, just look.
+ *
+ * The wait is on the stop path: with no timer armed it is one blocking read
+ * of the signalfd, which also drains it (a batch of siginfos per read).
+ * No wakeup is lost: every ptrace stop and every exit of a tracee sends
+ * SIGCHLD to the tracer, and the wait loop only blocks after waitpid has
+ * said that nothing is pending. */
 static void service(struct tracer *t, bool block)
 {
 	struct pollfd p = { .fd = t->sfd, .events = POLLIN };
-	struct signalfd_siginfo si;
+	struct signalfd_siginfo si[8];
+	int timeout = block ? poll_timeout_ms(t) : 0;
+	ssize_t n = 0;
 
-	if (!block || poll(&p, 1, poll_timeout_ms(t)) > 0)
-		while (read(t->sfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
-			on_own_signal(t, &si);
+	if (timeout < 0 || poll(&p, 1, timeout) > 0)
+		n = read(t->sfd, si, sizeof(si));
+	for (ssize_t i = 0; i < n / (ssize_t)sizeof(si[0]); i++)
+		on_own_signal(t, &si[i]);
 	run_timers(t);
 }
 
@@ -806,7 +813,8 @@ static int block_signals(struct saved_signals *saved)
 		return -errno;
 	if (sigprocmask(SIG_BLOCK, &set, &saved->mask) < 0)
 		return -errno;
-	int fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	/* Blocking: service() waits in read(2) itself (see there). */
+	int fd = signalfd(-1, &set, SFD_CLOEXEC);
 	return fd < 0 ? -errno : fd;
 }
 
@@ -814,8 +822,9 @@ static void restore_signals(int sfd, const struct saved_signals *saved, bool kee
 {
 	struct signalfd_siginfo si;
 	sigset_t mask = saved->mask, ours;
+	struct pollfd p = { .fd = sfd, .events = POLLIN };
 	/* Consume what arrived for the tree, so nothing fires on unblock. */
-	while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+	while (poll(&p, 1, 0) > 0 && read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
 		;
 	close(sfd);
 	if (keep_blocked) {
