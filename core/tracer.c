@@ -35,6 +35,10 @@
 #define TG_TASK_BUCKETS 1024
 #define TG_CMDLINE_MAX (64u << 20)
 #define TG_SERVICE_EVERY 16
+/* Adaptive spinning before the tracer sleeps (see spin_for_stop). */
+#define TG_SPIN_NS 50000u
+#define TG_SPIN_CREDIT 8
+#define TG_SPIN_PROBE_EVERY 64
 #define TG_PTRACE_OPTIONS                                                                          \
 	(PTRACE_O_EXITKILL | PTRACE_O_TRACESECCOMP | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |    \
 	 PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC)
@@ -82,6 +86,9 @@ struct tracer {
 	bool interrupted;
 	int fatal;               /* -errno of a tracer failure (fail closed) */
 	struct tg_filter_prog prog; /* the child loads it */
+	bool spin_allowed;       /* more than one CPU to run on */
+	int spin_credit;         /* spins left before giving up on spinning */
+	unsigned spin_probe;
 };
 
 /* ---- tasks ---- */
@@ -699,11 +706,49 @@ static void arm_grace(struct tracer *t)
 	}
 }
 
+/* On a VM, a vCPU that goes idle halts, and waking it costs more than all
+ * the work of a stop: a tree that makes one trapped call after another
+ * waits for two such wakeups per call (ours, then the tracee's). So before
+ * sleeping, look for the next stop for up to TG_SPIN_NS. A spin that finds
+ * one refills the credit; each one that finds nothing costs a credit, and
+ * with none left the tracer only tries again every TG_SPIN_PROBE_EVERY
+ * sleeps: a tree that traps rarely costs at most TG_SPIN_NS per that many
+ * stops. Never with one CPU to run on, where spinning keeps the tracee from
+ * the CPU it needs. Returns waitpid's result. */
+static pid_t spin_for_stop(struct tracer *t, int *status)
+{
+	if (!t->spin_allowed || (t->spin_credit <= 0 && ++t->spin_probe % TG_SPIN_PROBE_EVERY))
+		return 0;
+	uint64_t until = tg_now_ns() + TG_SPIN_NS;
+	do {
+		pid_t pid = waitpid(-1, status, __WALL | WNOHANG);
+		if (pid != 0) {
+			if (pid > 0)
+				t->spin_credit = TG_SPIN_CREDIT;
+			return pid;
+		}
+	} while (tg_now_ns() < until);
+	t->spin_credit--;
+	return 0;
+}
+
+static bool can_spin(void)
+{
+	cpu_set_t set;
+	return sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 1;
+}
+
 static int wait_loop(struct tracer *t)
 {
+	bool handled = false;
+	t->spin_allowed = can_spin();
+	t->spin_credit = TG_SPIN_CREDIT;
 	for (unsigned long n = 1;; n++) {
 		int status;
 		pid_t pid = waitpid(-1, &status, __WALL | WNOHANG);
+		if (pid == 0 && handled && !t->killing)
+			pid = spin_for_stop(t, &status);
+		handled = pid > 0;
 		if (pid > 0) {
 			handlers[classify(status)](t, pid, status);
 			if (t->fatal && !t->killing)

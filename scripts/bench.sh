@@ -293,12 +293,17 @@ section_rmrf() {
 	local ws="$RUN/rmws"
 	mkdir -p "$ws"
 	RM_SIG=$(cd "$RMTPL" && find . -printf '%p %y %m %s\n' | sort | md5sum)
-	rm_prep() { rm -rf "$ws/sub"; cp -a "$RMTPL" "$ws/sub"; sync -f "$ws"; }
+	# The committed run keeps its journal as history (undo): its state dir
+	# is removed in the next prepare, off the clock. That removal is a cost
+	# paid later, when the run leaves the history bound; it gets its own row.
+	local kept="$RUN/rm-kept-state"
+	rm_prep() { rm -rf "$ws/sub" "$kept"; cp -a "$RMTPL" "$ws/sub"; sync -f "$ws"; }
 	rm_run() {
 		cd "$ws" || return 1
 		case $1 in
 		native) rm -rf sub ;;
-		txguard) tg "$ws" rm -rf sub ;;
+		txguard) "$TXGUARD" -q --no-default-policy -p "$REPO/policy.d" --state-dir "$kept" \
+			-w "$ws" -- rm -rf sub ;;
 		txguard-failed)
 			# Under GNU time: the memory section takes txguard's peak RSS from here.
 			local st rc
@@ -325,8 +330,28 @@ section_rmrf() {
 			TABLE[-1]+="NOT RESTORED: tree differs after the failed run"
 		fi
 			rm_restore_time
+		rm_history_drop
 
 	fi
+}
+
+# What a committed rm -rf leaves for later: its journal holds the removed
+# files (hard links) until the run falls out of the history bound, and then
+# their blocks are freed, by the commit that prunes it. Timed here as the
+# removal of that run's state dir.
+rm_history_drop() {
+	local ws="$RUN/rmws" kept="$RUN/rm-kept-state" r t all="" m mn
+	for ((r = 1; r <= REPS; r++)); do
+		rm_prep
+		(cd "$ws" && "$TXGUARD" -q --no-default-policy -p "$REPO/policy.d" --state-dir "$kept" \
+			-w "$ws" -- rm -rf sub) >/dev/null 2>&1 || return 0
+		sync -f "$ws"
+		timed t rm -rf "$kept" || return 0
+		all+=" $t"
+	done
+	read -r m mn < <(stats "$all")
+	row rmrf "history drop (later)" "$m" "$mn" "$(ratio "$m" "$(cell rmrf native)")" "" \
+		"freeing the committed run's journal when it leaves the history; not on the run's clock"
 }
 
 # The restore alone, timed: a multi-command transaction (begin; rm -rf under --tx;
