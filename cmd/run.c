@@ -378,6 +378,7 @@ static int finish(struct run *r, const struct tg_run_result *res, int report_fd)
 	r->report.kill_reason = r->kill_reason;
 
 	struct tg_changes changes = { 0 };
+	tg_txn_end(r->txn);
 	int rc = tg_txn_changes(r->txn, &changes);
 	if (rc < 0)
 		tg_warn("cannot summarise the changes: %s", strerror(-rc));

@@ -477,14 +477,21 @@ static uint64_t du_fd(int dfd)
 
 /* The reserve is not the run's journal: an open transaction's summary must
  * not report it, nor a history bound count it. */
-uint64_t tg_journal_disk_bytes(const struct tg_journal *j)
+uint64_t tg_journal_disk_bytes(struct tg_journal *j)
 {
+	/* Files are added with records only (stash, tar, log), so the same
+	 * last seq means the same size; commit drops the memo (post, tar end). */
+	if (j->du_valid && j->du_seq == j->seq)
+		return j->du_bytes;
 	uint64_t total = du_fd(j->dirfd);
 	struct stat st;
 	if (fstatat(j->dirfd, TG_RESERVE_NAME, &st, AT_SYMLINK_NOFOLLOW) == 0) {
 		uint64_t r = (uint64_t)st.st_blocks * 512u;
 		total = total > r ? total - r : 0;
 	}
+	j->du_bytes = total;
+	j->du_seq = j->seq;
+	j->du_valid = true;
 	return total;
 }
 
@@ -942,6 +949,7 @@ int tg_journal_commit(struct tg_journal *j, const size_t counts[5])
 		return e;
 	for (int k = 0; k < 5; k++)
 		j->info.counts[k] = counts[k];
+	j->du_valid = false;
 	j->info.journal_bytes = tg_journal_disk_bytes(j);
 	return tg_journal_set_state(j, "committed");
 }

@@ -119,7 +119,7 @@ uint64_t tg_journal_last_seq(const struct tg_journal *j);
  * was made during the transaction. */
 uint64_t tg_journal_started_ns(const struct tg_journal *j);
 uint64_t tg_journal_bytes_saved(const struct tg_journal *j);
-uint64_t tg_journal_disk_bytes(const struct tg_journal *j);
+uint64_t tg_journal_disk_bytes(struct tg_journal *j);
 
 /* lstat a workspace-relative path without following any symlink (openat walk).
  * 0, -ENOENT, or -errno. */

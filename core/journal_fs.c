@@ -80,6 +80,12 @@ int tg_fs_parent(int wsfd, const char *rel, const char **leaf)
 	return fd;
 }
 
+/* A parent that is not a directory (any more) holds nothing. */
+static int lstat_err(int e)
+{
+	return e == -ENOTDIR || e == -ELOOP ? -ENOENT : e;
+}
+
 int tg_fs_lstat(int wsfd, const char *rel, struct stat *st)
 {
 	if (!rel[0])
@@ -90,8 +96,35 @@ int tg_fs_lstat(int wsfd, const char *rel, struct stat *st)
 	const char *leaf;
 	_cleanup_close_ int pfd = tg_fs_parent(wsfd, rel, &leaf);
 	if (pfd < 0)
-		return pfd == -ENOTDIR || pfd == -ELOOP ? -ENOENT : pfd;
+		return lstat_err(pfd);
 	return fstatat(pfd, leaf, st, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
+}
+
+void tg_fs_dircache_clear(struct tg_fs_dircache *c)
+{
+	if (c->parent && c->fd >= 0)
+		close(c->fd);
+	free(c->parent);
+	c->parent = NULL;
+}
+
+int tg_fs_lstat_cached(int wsfd, struct tg_fs_dircache *c, const char *rel, struct stat *st)
+{
+	const char *slash = strrchr(rel, '/');
+	if (!slash)
+		return tg_fs_lstat(wsfd, rel, st);
+	size_t plen = (size_t)(slash - rel);
+	if (!c->parent || strlen(c->parent) != plen || memcmp(c->parent, rel, plen) != 0) {
+		tg_fs_dircache_clear(c);
+		const char *leaf;
+		c->parent = tg_strndup(rel, plen);
+		if (!c->parent)
+			return -ENOMEM;
+		c->fd = tg_fs_parent(wsfd, rel, &leaf);
+	}
+	if (c->fd < 0)
+		return lstat_err(c->fd);
+	return fstatat(c->fd, slash + 1, st, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
 }
 
 int tg_fs_open_path(int wsfd, const char *rel)

@@ -18,6 +18,17 @@ int tg_fs_parent(int wsfd, const char *rel, const char **leaf);
 /* lstat of rel ("" = the workspace). */
 int tg_fs_lstat(int wsfd, const char *rel, struct stat *st);
 
+/* tg_fs_lstat for a run of paths in sorted order: the parent directory of
+ * the previous path is kept open (or its error kept), so siblings cost one
+ * fstatat each. Zero-initialise; tg_fs_dircache_clear when done. Only for
+ * a tree that nothing else is changing (commit, history). */
+struct tg_fs_dircache {
+	char *parent;   /* rel of the cached parent; NULL: empty */
+	int fd;         /* its fd, or -errno of opening it */
+};
+int tg_fs_lstat_cached(int wsfd, struct tg_fs_dircache *c, const char *rel, struct stat *st);
+void tg_fs_dircache_clear(struct tg_fs_dircache *c);
+
 /* An O_PATH|O_NOFOLLOW fd on rel itself ("" = a dup of wsfd). */
 int tg_fs_open_path(int wsfd, const char *rel);
 

@@ -302,13 +302,13 @@ static int cmp_str(const void *a, const void *b)
 /* What identifies a path's state for "changed outside since?": presence,
  * type, mode, size, mtime; for a symlink its target's CRC. Inode numbers are
  * left out on purpose: undoing a newer run may recreate a directory. */
-static char *state_line(int wsfd, const char *rel)
+static char *state_line(int wsfd, struct tg_fs_dircache *dc, const char *rel)
 {
 	struct stat st;
 	_cleanup_free_ char *e = esc(rel);
 	if (!e)
 		return NULL;
-	if (tg_fs_lstat(wsfd, rel, &st) < 0)
+	if (tg_fs_lstat_cached(wsfd, dc, rel, &st) < 0)
 		return tg_asprintf("%s\t-\n", e);
 	uint32_t crc = 0;
 	if (S_ISLNK(st.st_mode)) {
@@ -334,12 +334,29 @@ int tg_journal_write_post(struct tg_journal *j)
 	int fd = e ? -1 : openat(j->dirfd, "post", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (!e && fd < 0)
 		e = -errno;
+	/* Sorted: siblings share the cached parent; lines go out in blocks. */
+	struct tg_fs_dircache dc = { 0 };
+	char buf[1 << 16];
+	size_t used = 0;
 	for (size_t i = 0; !e && i < s.n; i++) {
 		if (i && !strcmp(s.v[i], s.v[i - 1]))
 			continue;
-		_cleanup_free_ char *line = state_line(j->wsfd, s.v[i]);
-		e = line ? tg_write_all(fd, line, strlen(line)) : -ENOMEM;
+		_cleanup_free_ char *line = state_line(j->wsfd, &dc, s.v[i]);
+		size_t len = line ? strlen(line) : 0;
+		if (!line)
+			e = -ENOMEM;
+		else if (used + len > sizeof(buf) && (e = tg_write_all(fd, buf, used)) == 0)
+			used = 0;
+		if (!e && len > sizeof(buf))
+			e = tg_write_all(fd, line, len);
+		else if (!e) {
+			memcpy(buf + used, line, len);
+			used += len;
+		}
 	}
+	tg_fs_dircache_clear(&dc);
+	if (!e && used)
+		e = tg_write_all(fd, buf, used);
 	if (!e && fsync(fd) < 0)
 		e = -errno;
 	if (fd >= 0)
@@ -361,13 +378,14 @@ int tg_history_check(const char *state_dir, const char *id,
 	_cleanup_free_ char *text = NULL;
 	size_t len = 0;
 	e = path ? tg_read_file(path, &text, &len, 1u << 30) : -ENOMEM;
+	struct tg_fs_dircache dc = { 0 }; /* post is sorted; cb only looks */
 	for (char *p = text; !e && p && p < text + len;) {
 		char *nl = memchr(p, '\n', (size_t)(text + len - p));
 		char *tab = memchr(p, '\t', (size_t)((nl ? nl : text + len) - p));
 		if (!nl || !tab)
 			break;
 		_cleanup_free_ char *rel = unesc(p, (size_t)(tab - p));
-		_cleanup_free_ char *now = rel ? state_line(j->wsfd, rel) : NULL;
+		_cleanup_free_ char *now = rel ? state_line(j->wsfd, &dc, rel) : NULL;
 		if (!now) {
 			e = -ENOMEM;
 			break;
@@ -376,6 +394,7 @@ int tg_history_check(const char *state_dir, const char *id,
 		e = cb(ud, rel, changed);
 		p = nl + 1;
 	}
+	tg_fs_dircache_clear(&dc);
 	tg_journal_free(j);
 	return e < 0 ? e : 0;
 }

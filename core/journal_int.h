@@ -22,6 +22,8 @@ struct tg_journal {
 	enum tg_sync_mode sync;
 	bool held, dirty;          /* tg_journal_hold(): one sync for a call's records */
 	uint64_t last_sync;
+	uint64_t du_bytes, du_seq; /* tg_journal_disk_bytes at record du_seq */
+	bool du_valid;
 };
 
 void tg_jmeta_from_stat(struct tg_jmeta *m, const struct stat *st);

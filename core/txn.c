@@ -179,8 +179,11 @@ struct tg_txn {
 	struct pending *pend;    /* creations whose object is not known yet */
 	size_t npend, cappend;
 	pid_t tid;               /* the thread whose call is being journaled */
-	bool ending;             /* commit: nothing runs any more */
+	bool ending;             /* tg_txn_end: nothing runs any more */
 	bool finished;
+	bool counts_valid;       /* counts of the last tg_txn_changes after the end */
+	uint64_t counts_seq;     /* ... at this last journal record */
+	size_t counts[5];
 	pid_t owner;             /* the process that opened it (not a forked child) */
 };
 
@@ -1120,6 +1123,13 @@ int tg_txn_changes(struct tg_txn *t, struct tg_changes *out)
 	out->journal_bytes = tg_journal_disk_bytes(t->j);
 	if (e < 0)
 		tg_changes_clear(out);
+	/* After the end only txguard writes records: the same last record
+	 * means the same changes, and commit need not classify them again. */
+	t->counts_valid = !e && t->ending;
+	if (t->counts_valid) {
+		t->counts_seq = tg_journal_last_seq(t->j);
+		memcpy(t->counts, out->count, sizeof(t->counts));
+	}
 	return e;
 }
 
@@ -1147,19 +1157,24 @@ static int prune_history(struct tg_txn *t)
 	return e;
 }
 
+void tg_txn_end(struct tg_txn *t)
+{
+	t->ending = true; /* an empty name is now a failed call */
+}
+
 int tg_txn_commit(struct tg_txn *t)
 {
 	if (t->finished)
 		return -EINVAL;
-	struct tg_changes c;
-	t->ending = true; /* the command is over: an empty name is a failed call */
-	int e = tg_txn_changes(t, &c);
-	if (e < 0)
-		return e;
-	size_t counts[5];
-	memcpy(counts, c.count, sizeof(counts));
-	tg_changes_clear(&c);
-	e = tg_journal_commit(t->j, counts);
+	tg_txn_end(t);
+	if (!t->counts_valid || t->counts_seq != tg_journal_last_seq(t->j)) {
+		struct tg_changes c;
+		int e = tg_txn_changes(t, &c);
+		tg_changes_clear(&c);
+		if (e < 0)
+			return e;
+	}
+	int e = tg_journal_commit(t->j, t->counts);
 	if (e < 0) {
 		/* The command succeeded and its effects are what the caller asked
 		 * for: a journal that could not be committed must not be found

@@ -80,6 +80,11 @@ int tg_txn_before(struct tg_txn *t, const struct tg_op *op);
 /* True when path (absolute) is txguard's own state: the tracee must not touch it. */
 bool tg_txn_is_private(const struct tg_txn *t, const char *path);
 
+/* The command is over: nothing runs any more, so a pending creation whose
+ * name is empty failed. Call before the final tg_txn_changes (commit and
+ * rollback imply it). */
+void tg_txn_end(struct tg_txn *t);
+
 /* What changed so far, computed from the journal and the current tree. */
 int tg_txn_changes(struct tg_txn *t, struct tg_changes *out);
 

@@ -885,3 +885,37 @@ Test(journal, stash_on_another_filesystem_saves_copies)
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", shm);
 	(void)!system(cmd);
 }
+
+/* tg_fs_lstat_cached gives what tg_fs_lstat gives, for sorted runs of
+ * paths: siblings, a missing parent, a parent that is a symlink or a file,
+ * a switch back to an earlier parent, and top-level names. */
+Test(journal, cached_lstat_agrees_with_lstat)
+{
+	cr_assert(mkdir(P("a"), 0755) == 0 && mkdir(P("a/b"), 0755) == 0 && mkdir(P("c"), 0755) == 0);
+	put("a/f1", "1");
+	put("a/f2", "22");
+	put("a/b/g", "333");
+	put("top", "4444");
+	cr_assert(symlink("a", P("link")) == 0);
+	int wsfd = open(ws, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	cr_assert(wsfd >= 0);
+	const char *paths[] = { "a/f1", "a/f2", "a/missing", "a/b/g", "a/b/nope", "a/f1", "c/x",
+		                "gone/x", "gone/y", "link/f1", "top", "top/x", "a", "" };
+	struct tg_fs_dircache dc = { 0 };
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		struct stat a, b;
+		memset(&a, 0, sizeof(a));
+		memset(&b, 0, sizeof(b));
+		int ra = tg_fs_lstat(wsfd, paths[i], &a);
+		int rb = tg_fs_lstat_cached(wsfd, &dc, paths[i], &b);
+		cr_assert_eq(rb, ra, "%s: cached %d, plain %d", paths[i], rb, ra);
+		if (ra == 0)
+			cr_assert(a.st_ino == b.st_ino && a.st_size == b.st_size, "%s: another object", paths[i]);
+	}
+	struct stat st;
+	cr_assert_eq(tg_fs_lstat_cached(wsfd, &dc, "link/f1", &st), -ENOENT, "through a symlink");
+	cr_assert_eq(tg_fs_lstat_cached(wsfd, &dc, "a/b/g", &st), 0);
+	cr_assert_eq(st.st_size, 3);
+	tg_fs_dircache_clear(&dc);
+	close(wsfd);
+}
