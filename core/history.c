@@ -196,103 +196,7 @@ int tg_hist_find(const struct tg_hist *h, const char *id, size_t *idx)
 	return 0;
 }
 
-/* ---- show: changes from records and the post-state ----
- *
- * The same classification txn.c makes at commit (so show agrees with the
- * counts in the log): each path's events in log order, whether it existed
- * before (its first event is not a creation or a move in) and whether it
- * existed at commit (the post-state). */
-
-enum { EV_CREATED, EV_CONTENT, EV_META, EV_GONE, EV_MOVED_OUT, EV_MOVED_IN };
-
-struct ev {
-	char *path;
-	char *other;                 /* rename partner */
-	uint64_t seq;
-	int what;
-};
-
-struct evs {
-	struct ev *v;
-	size_t n, cap;
-};
-
-static int ev_push(struct evs *s, const char *path, uint64_t seq, int what, const char *other)
-{
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 256;
-		struct ev *nv = realloc(s->v, cap * sizeof(*nv));
-		if (!nv)
-			return -ENOMEM;
-		s->v = nv;
-		s->cap = cap;
-	}
-	struct ev *e = &s->v[s->n];
-	*e = (struct ev){ .path = tg_strdup(path), .other = other ? tg_strdup(other) : NULL,
-	                  .seq = seq, .what = what };
-	if (!e->path || (other && !e->other)) {
-		free(e->path);
-		free(e->other);
-		return -ENOMEM;
-	}
-	s->n++;
-	return 0;
-}
-
-static int ev_of_record(void *ud, const struct tg_jrec *r)
-{
-	struct evs *s = ud;
-	switch (r->kind) {
-	case TG_JREC_CREATED: return ev_push(s, r->path, r->seq, EV_CREATED, NULL);
-	case TG_JREC_CONTENT: return ev_push(s, r->path, r->seq, EV_CONTENT, NULL);
-	case TG_JREC_META:
-		return r->flags & TG_JREC_F_IMPLICIT ? 0 : ev_push(s, r->path, r->seq, EV_META, NULL);
-	case TG_JREC_STASHED:
-	case TG_JREC_RMDIR:
-	case TG_JREC_SAVED: return ev_push(s, r->path, r->seq, EV_GONE, NULL);
-	case TG_JREC_RENAMED: {
-		int e = ev_push(s, r->path, r->seq, EV_MOVED_OUT, r->path2);
-		return e ? e : ev_push(s, r->path2, r->seq, EV_MOVED_IN, r->path);
-	}
-	default: return 0;
-	}
-}
-
-static int ev_cmp(const void *a, const void *b)
-{
-	const struct ev *x = a, *y = b;
-	int c = strcmp(x->path, y->path);
-	return c ? c : x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-static void evs_clear(struct evs *s)
-{
-	for (size_t i = 0; i < s->n; i++) {
-		free(s->v[i].path);
-		free(s->v[i].other);
-	}
-	free(s->v);
-}
-
-int tg_history_push_change(struct tg_changes *o, enum tg_change_kind kind, const char *path,
-                       const char *from)
-{
-	struct tg_change *v = realloc(o->v, (o->n + 1) * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	o->v = v;
-	v[o->n] = (struct tg_change){ .kind = kind };
-	v[o->n].path = tg_strdup(path);
-	v[o->n].from = from ? tg_strdup(from) : NULL;
-	if (!v[o->n].path || (from && !v[o->n].from)) {
-		free(v[o->n].path);
-		free(v[o->n].from);
-		return -ENOMEM;
-	}
-	o->count[kind]++;
-	o->n++;
-	return 0;
-}
+/* ---- show: changes from records and the post-state ---- */
 
 /* Paths absent at commit, from the journal's post file (journal_history.c:
  * one "ESCAPED-PATH\tSTATE" line per path, STATE "-" when absent, %XX
@@ -350,56 +254,44 @@ int tg_history_post_kinds(const char *sd, const char *id, struct tg_strset *abse
 	return 0;
 }
 
-/* One path from its events [a, b): the rule of txn.c's classify(). */
-static int classify(const struct tg_txinfo *run, const struct ev *a, const struct ev *b, bool exists,
-                    bool was_dir, struct tg_changes *out)
+/* show classifies with the rule of the live summary (changes.h), so that
+ * it agrees with the counts in the log; "exists at the end" is the run's
+ * post-state. */
+struct probe_post {
+	const struct tg_txinfo *run;
+	struct tg_strset absent, dirs;
+};
+
+static int exists_at_commit(void *ud, const char *rel, bool *is_dir)
 {
-	bool existed = a->what != EV_CREATED && a->what != EV_MOVED_IN;
-	bool content = false, meta = false, moved = false;
-	for (const struct ev *e = a; e < b; e++) {
-		content |= e->what == EV_CONTENT || e->what == EV_GONE || e->what == EV_CREATED;
-		meta |= e->what == EV_META;
-		moved |= e->what == EV_MOVED_OUT;
-	}
-	if (!existed && exists && a->what == EV_MOVED_IN)
-		return tg_history_push_change(out, TG_CHANGE_RENAMED, a->path, a->other);
-	if (!existed && exists) {
-		int e = tg_history_push_change(out, TG_CHANGE_CREATED, a->path, NULL);
-		return e || !was_dir ? e : tg_history_created_subtree(run, a->path, out);
-	}
-	if (existed && !exists)
-		return moved ? 0 : tg_history_push_change(out, TG_CHANGE_DELETED, a->path, NULL);
-	if (existed && exists && (content || meta || b - a > 1 || a->what != EV_MOVED_OUT))
-		return tg_history_push_change(out, content || !meta ? TG_CHANGE_MODIFIED : TG_CHANGE_METADATA,
-		                   a->path, NULL);
-	return 0;
+	struct probe_post *p = ud;
+	*is_dir = tg_strset_get(&p->dirs, rel) != SIZE_MAX;
+	return tg_strset_get(&p->absent, rel) == SIZE_MAX;
+}
+
+static int created_subtree_at_commit(void *ud, const char *rel, struct tg_changes *out)
+{
+	struct probe_post *p = ud;
+	return tg_history_created_subtree(p->run, rel, out);
 }
 
 int tg_hist_changes(const char *state_dir, const char *id, struct tg_changes *out)
 {
 	memset(out, 0, sizeof(*out));
-	struct evs s = { 0 };
-	struct tg_strset absent = { 0 }, dirs = { 0 };
+	struct tg_change_events s = { 0 };
 	struct tg_txinfo info = { 0 };
+	struct probe_post post = { .run = &info };
+	const struct tg_change_probe probe = { exists_at_commit, created_subtree_at_commit, &post };
 	int rc = tg_history_info(state_dir, id, &info);
 	if (rc == 0)
-		rc = tg_history_records(state_dir, id, ev_of_record, &s);
+		rc = tg_history_records(state_dir, id, tg_change_events_add, &s);
 	if (rc == 0)
-		rc = tg_history_post_kinds(state_dir, id, &absent, &dirs);
-	if (rc == 0 && s.n)
-		qsort(s.v, s.n, sizeof(*s.v), ev_cmp);
-	for (size_t i = 0; rc == 0 && i < s.n;) {
-		size_t k = i;
-		while (k < s.n && strcmp(s.v[k].path, s.v[i].path) == 0)
-			k++;
-		bool exists = tg_strset_get(&absent, s.v[i].path) == SIZE_MAX;
-		bool was_dir = tg_strset_get(&dirs, s.v[i].path) != SIZE_MAX;
-		rc = classify(&info, &s.v[i], &s.v[k], exists, was_dir, out);
-		i = k;
-	}
-	evs_clear(&s);
-	tg_strset_clear(&absent);
-	tg_strset_clear(&dirs);
+		rc = tg_history_post_kinds(state_dir, id, &post.absent, &post.dirs);
+	if (rc == 0)
+		rc = tg_changes_classify(&s, &probe, out);
+	tg_change_events_clear(&s);
+	tg_strset_clear(&post.absent);
+	tg_strset_clear(&post.dirs);
 	tg_txinfo_clear(&info);
 	if (rc < 0)
 		tg_changes_clear(out);

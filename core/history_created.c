@@ -191,7 +191,7 @@ int tg_history_check_created(const char *sd, const char *id, const struct tg_tou
 
 static int push_if_as_left(void *ud, const char *path, bool after)
 {
-	return after ? 0 : tg_history_push_change(ud, TG_CHANGE_CREATED, path, NULL);
+	return after ? 0 : tg_changes_push(ud, TG_CHANGE_CREATED, path, NULL);
 }
 
 int tg_history_created_subtree(const struct tg_txinfo *run, const char *rel, struct tg_changes *out)

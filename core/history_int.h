@@ -65,5 +65,3 @@ int tg_history_post_kinds(const char *sd, const char *id, struct tg_strset *abse
 /* show: push a CREATED change for every entry below the directory rel that
  * run created and that is still as the run left it (history_created.c). */
 int tg_history_created_subtree(const struct tg_txinfo *run, const char *rel, struct tg_changes *out);
-int tg_history_push_change(struct tg_changes *o, enum tg_change_kind kind, const char *path,
-                           const char *from);

@@ -124,6 +124,11 @@ uint64_t tg_journal_disk_bytes(struct tg_journal *j);
 /* lstat a workspace-relative path without following any symlink (openat walk).
  * 0, -ENOENT, or -errno. */
 int tg_journal_lstat(const struct tg_journal *j, const char *rel, struct stat *st);
+/* The same for sorted runs of paths in a tree nothing else changes: the
+ * previous path's parent stays open in c (journal_fs.h). */
+struct tg_fs_dircache;
+int tg_journal_lstat_cached(const struct tg_journal *j, struct tg_fs_dircache *c, const char *rel,
+                            struct stat *st);
 /* An O_PATH fd on rel's parent directory in the workspace (no symlink
  * followed on the way), *leaf = rel's last component. fd or -errno. */
 int tg_journal_parent(const struct tg_journal *j, const char *rel, const char **leaf);

@@ -945,180 +945,53 @@ static int before_op(struct tg_txn *t, const struct tg_op *op)
 
 /* ---- summary ---- */
 
-void tg_changes_clear(struct tg_changes *c)
-{
-	if (!c)
-		return;
-	for (size_t i = 0; i < c->n; i++) {
-		free(c->v[i].path);
-		free(c->v[i].from);
-	}
-	free(c->v);
-	memset(c, 0, sizeof(*c));
-}
-
-const char *tg_change_kind_name(enum tg_change_kind k)
-{
-	static const char *const names[] = { "created", "modified", "deleted", "renamed", "metadata" };
-	return (unsigned)k < TG_ARRAY_SIZE(names) ? names[k] : "unknown";
-}
-
-/* One event on a path, in log order. */
-struct ev {
-	char *path;
-	uint64_t seq;
-	int what;        /* EV_* */
-	const char *other;
-};
-enum { EV_CREATED, EV_CONTENT, EV_META, EV_GONE, EV_MOVED_OUT, EV_MOVED_IN };
-
-struct evs {
-	struct ev *v;
-	size_t n, cap;
-	char **owned;    /* rename partners, freed at the end */
-	size_t nowned;
+/* The end state for the classification: the tree as it is now. */
+struct probe_now {
+	struct tg_txn *t;
+	struct tg_fs_dircache dc;
 };
 
-static int ev_push(struct evs *s, const char *path, uint64_t seq, int what, const char *other)
+static int exists_now(void *ud, const char *rel, bool *is_dir)
 {
-	if (s->n == s->cap) {
-		s->cap = s->cap ? s->cap * 2 : 256;
-		struct ev *nv = realloc(s->v, s->cap * sizeof(*nv));
-		if (!nv)
-			return -ENOMEM;
-		s->v = nv;
-	}
-	char *p = tg_strdup(path);
-	if (!p)
-		return -ENOMEM;
-	s->v[s->n++] = (struct ev){ p, seq, what, other };
-	return 0;
+	struct probe_now *p = ud;
+	struct stat st;
+	int e = tg_journal_lstat_cached(p->t->j, &p->dc, rel, &st);
+	if (e == -ENOENT)
+		return 0;
+	if (e < 0)
+		return e;
+	*is_dir = S_ISDIR(st.st_mode);
+	return 1;
 }
 
-static int ev_cb(void *ud, const struct tg_jrec *r)
-{
-	struct evs *s = ud;
-	switch (r->kind) {
-	case TG_JREC_CREATED: return ev_push(s, r->path, r->seq, EV_CREATED, NULL);
-	case TG_JREC_CONTENT: return ev_push(s, r->path, r->seq, EV_CONTENT, NULL);
-	case TG_JREC_META:
-		return r->flags & TG_JREC_F_IMPLICIT ? 0 : ev_push(s, r->path, r->seq, EV_META, NULL);
-	case TG_JREC_STASHED:
-	case TG_JREC_RMDIR:
-	case TG_JREC_SAVED: return ev_push(s, r->path, r->seq, EV_GONE, NULL);
-	case TG_JREC_RENAMED: {
-		char **no = realloc(s->owned, (s->nowned + 2) * sizeof(*no));
-		if (!no)
-			return -ENOMEM;
-		s->owned = no;
-		char *a = tg_strdup(r->path), *b = tg_strdup(r->path2);
-		no[s->nowned++] = a;
-		no[s->nowned++] = b;
-		if (!a || !b)
-			return -ENOMEM;
-		int e = ev_push(s, r->path, r->seq, EV_MOVED_OUT, b);
-		return e ? e : ev_push(s, r->path2, r->seq, EV_MOVED_IN, a);
-	}
-	default: return 0;
-	}
-}
-
-static int ev_cmp(const void *a, const void *b)
-{
-	const struct ev *x = a, *y = b;
-	int c = strcmp(x->path, y->path);
-	return c ? c : x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-static int change_push(struct tg_changes *c, enum tg_change_kind k, const char *path, const char *from)
-{
-	struct tg_change *nv = realloc(c->v, (c->n + 1) * sizeof(*nv));
-	if (!nv)
-		return -ENOMEM;
-	c->v = nv;
-	struct tg_change *ch = &c->v[c->n];
-	ch->kind = k;
-	ch->path = tg_strdup(path);
-	ch->from = from ? tg_strdup(from) : NULL;
-	if (!ch->path || (from && !ch->from)) {
-		free(ch->path);
-		free(ch->from);
-		return -ENOMEM;
-	}
-	c->n++;
-	c->count[k]++;
-	return 0;
-}
-
-/* What a created directory holds was created too (those names have no
- * records of their own). */
+/* What a created directory holds was created too. */
 static int push_created_path(void *ud, const char *path)
 {
-	return change_push(ud, TG_CHANGE_CREATED, path, NULL);
+	return tg_changes_push(ud, TG_CHANGE_CREATED, path, NULL);
 }
 
-static int push_created_subtree(struct tg_txn *t, const char *rel, struct tg_changes *out)
+static int created_subtree_now(void *ud, const char *rel, struct tg_changes *out)
 {
+	struct probe_now *p = ud;
 	const char *leaf;
-	_cleanup_close_ int pfd = tg_journal_parent(t->j, rel, &leaf);
+	_cleanup_close_ int pfd = tg_journal_parent(p->t->j, rel, &leaf);
 	_cleanup_close_ int dfd = pfd < 0 ? -1 : openat(pfd, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	return dfd < 0 ? 0 : tg_fs_walk_subtree(dfd, rel, push_created_path, out);
-}
-
-/* Classify one path from its events [a, b) and whether it exists now. */
-static int classify(struct tg_txn *t, const struct ev *a, const struct ev *b, struct tg_changes *out)
-{
-	bool existed = a->what != EV_CREATED && a->what != EV_MOVED_IN;
-	struct stat st;
-	bool exists = tg_journal_lstat(t->j, a->path, &st) == 0;
-	bool content = false, meta = false;
-	const char *moved_from = NULL;
-	for (const struct ev *e = a; e < b; e++) {
-		content |= e->what == EV_CONTENT || e->what == EV_GONE || e->what == EV_CREATED;
-		meta |= e->what == EV_META;
-		if (e->what == EV_MOVED_IN && e == a)
-			moved_from = e->other;
-	}
-	if (!existed && exists && moved_from)
-		return change_push(out, TG_CHANGE_RENAMED, a->path, moved_from);
-	if (!existed && exists) {
-		int e = change_push(out, TG_CHANGE_CREATED, a->path, NULL);
-		return e || !S_ISDIR(st.st_mode) ? e : push_created_subtree(t, a->path, out);
-	}
-	if (existed && !exists) {
-		/* Moved away and not replaced: reported once, at its new name. */
-		bool moved = false;
-		for (const struct ev *e = a; e < b; e++)
-			moved |= e->what == EV_MOVED_OUT;
-		return moved ? 0 : change_push(out, TG_CHANGE_DELETED, a->path, NULL);
-	}
-	if (existed && exists && (content || meta || b - a > 1 || a->what != EV_MOVED_OUT))
-		return change_push(out, content || !meta ? TG_CHANGE_MODIFIED : TG_CHANGE_METADATA, a->path, NULL);
-	return 0;
 }
 
 int tg_txn_changes(struct tg_txn *t, struct tg_changes *out)
 {
 	memset(out, 0, sizeof(*out));
 	int e = settle(t, 0, t->ending);
-	struct evs s = { 0 };
+	struct tg_change_events s = { 0 };
+	struct probe_now now = { .t = t };
+	const struct tg_change_probe probe = { exists_now, created_subtree_now, &now };
 	if (!e)
-		e = tg_journal_foreach(t->j, ev_cb, &s);
-	if (!e && s.n)
-		qsort(s.v, s.n, sizeof(*s.v), ev_cmp);
-	for (size_t i = 0; !e && i < s.n;) {
-		size_t k = i;
-		while (k < s.n && !strcmp(s.v[k].path, s.v[i].path))
-			k++;
-		e = classify(t, &s.v[i], &s.v[k], out);
-		i = k;
-	}
-	for (size_t i = 0; i < s.n; i++)
-		free(s.v[i].path);
-	for (size_t i = 0; i < s.nowned; i++)
-		free(s.owned[i]);
-	free(s.v);
-	free(s.owned);
+		e = tg_journal_foreach(t->j, tg_change_events_add, &s);
+	if (!e)
+		e = tg_changes_classify(&s, &probe, out);
+	tg_fs_dircache_clear(&now.dc);
+	tg_change_events_clear(&s);
 	out->bytes_saved = tg_journal_bytes_saved(t->j);
 	out->journal_bytes = tg_journal_disk_bytes(t->j);
 	if (e < 0)

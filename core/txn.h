@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "changes.h"
 #include "op.h"
 
 struct tg_txn;
@@ -41,30 +42,6 @@ struct tg_txn_opts {
 	enum tg_sync_choice { TG_SYNC_CHOICE_AUTO = 0, TG_SYNC_CHOICE_FULL, TG_SYNC_CHOICE_BATCH } sync;
 };
 
-/* One changed path in the summary. */
-enum tg_change_kind {
-	TG_CHANGE_CREATED,
-	TG_CHANGE_MODIFIED,
-	TG_CHANGE_DELETED,
-	TG_CHANGE_RENAMED,
-	TG_CHANGE_METADATA,
-};
-
-struct tg_change {
-	enum tg_change_kind kind;
-	char *path;                 /* workspace-relative */
-	char *from;                 /* TG_CHANGE_RENAMED: old workspace-relative path */
-};
-
-struct tg_changes {
-	struct tg_change *v;
-	size_t n;
-	size_t count[5];            /* per tg_change_kind */
-	uint64_t bytes_saved;       /* pre-image bytes captured (uncompressed) */
-	uint64_t journal_bytes;     /* on-disk size of the journal */
-};
-void tg_changes_clear(struct tg_changes *c);
-const char *tg_change_kind_name(enum tg_change_kind k);
 
 /* Locks the workspace, recovers an interrupted transaction left by a crashed
  * txguard (restoring it), and opens a new journal. 0 or -errno. */

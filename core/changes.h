@@ -1,0 +1,67 @@
+/* changes.h — what a run changed, from its journal records (journal.h).
+ *
+ * One rule for the live summary (txn.c: the report, the commit's counts)
+ * and for `txguard show` of a committed run (history.c), so the two always
+ * agree. Each path's events are taken in log order; a path is classified
+ * from whether it existed before (its first event is not a creation or a
+ * move in), whether it exists at the end (the caller says: the tree now, or
+ * the run's post-state), and what happened to it in between.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "journal.h"
+
+/* One changed path in the summary. */
+enum tg_change_kind {
+	TG_CHANGE_CREATED,
+	TG_CHANGE_MODIFIED,
+	TG_CHANGE_DELETED,
+	TG_CHANGE_RENAMED,
+	TG_CHANGE_METADATA,
+};
+
+struct tg_change {
+	enum tg_change_kind kind;
+	char *path;                 /* workspace-relative */
+	char *from;                 /* TG_CHANGE_RENAMED: old workspace-relative path */
+};
+
+struct tg_changes {
+	struct tg_change *v;
+	size_t n;
+	size_t count[5];            /* per tg_change_kind */
+	uint64_t bytes_saved;       /* pre-image bytes captured (uncompressed) */
+	uint64_t journal_bytes;     /* on-disk size of the journal */
+};
+void tg_changes_clear(struct tg_changes *c);
+const char *tg_change_kind_name(enum tg_change_kind k);
+/* Append one change (path and from are copied). 0 or -ENOMEM. */
+int tg_changes_push(struct tg_changes *c, enum tg_change_kind k, const char *path, const char *from);
+
+/* The events of a run's records, collected by tg_change_events_add (a
+ * tg_journal_foreach / tg_history_records callback). Zero-initialise;
+ * tg_change_events_clear when done. */
+struct tg_change_events {
+	struct tg_change_ev *v;
+	size_t n, cap;
+};
+int tg_change_events_add(void *events, const struct tg_jrec *r);
+void tg_change_events_clear(struct tg_change_events *s);
+
+/* Where a path is at the end, for tg_changes_classify. */
+struct tg_change_probe {
+	/* 1 when rel exists at the end (*is_dir set), 0 when not, or -errno. */
+	int (*exists)(void *ud, const char *rel, bool *is_dir);
+	/* Push a CREATED change for what a created directory holds (those
+	 * names have no records of their own). */
+	int (*created_subtree)(void *ud, const char *rel, struct tg_changes *out);
+	void *ud;
+};
+
+/* Classify every path of s (sorted in place) into out. 0 or -errno. */
+int tg_changes_classify(struct tg_change_events *s, const struct tg_change_probe *probe,
+                        struct tg_changes *out);
