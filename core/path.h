@@ -34,5 +34,10 @@ char *tg_path_expand_home(const char *p, const char *home);
  * not exist is still resolved as far as it goes and returned lexically. */
 int tg_path_resolve(pid_t pid, int dirfd, const char *path, bool follow, bool empty_path, char **out);
 
+/* Tests only: true makes tg_path_resolve always walk component by component
+ * (its fast path proves "no symlink on the way" with one openat2 call), so
+ * that a test can compare the two answers. */
+extern bool tg_path_fast_disabled;
+
 /* The path of a tracee's open file descriptor (readlink /proc/PID/fd/N). */
 int tg_path_of_fd(pid_t pid, int fd, char **out);
