@@ -87,6 +87,7 @@ struct tracer {
 	int fatal;               /* -errno of a tracer failure (fail closed) */
 	struct tg_filter_prog prog; /* the child loads it */
 	bool spin_allowed;       /* more than one CPU to run on */
+	bool spin_hint;          /* the last stop was a trapped call other than exec */
 	int spin_credit;         /* spins left before giving up on spinning */
 	unsigned spin_probe;
 };
@@ -382,6 +383,9 @@ static void on_seccomp(struct tracer *t, pid_t pid, int status)
 		return;
 	}
 	t->res->ntraps++;
+	/* Another trapped call tends to follow soon (rm -rf, a build's
+	 * writes); after an exec the new program starts up first. */
+	t->spin_hint = info.seccomp.nr != SYS_execve && info.seccomp.nr != SYS_execveat;
 	if (t->killing) {
 		kill(pid, SIGKILL);
 		return;
@@ -740,17 +744,22 @@ static bool can_spin(void)
 
 static int wait_loop(struct tracer *t)
 {
-	bool handled = false;
+	bool after_trap = false;
 	t->spin_allowed = can_spin();
 	t->spin_credit = TG_SPIN_CREDIT;
 	for (unsigned long n = 1;; n++) {
 		int status;
 		pid_t pid = waitpid(-1, &status, __WALL | WNOHANG);
-		if (pid == 0 && handled && !t->killing)
+		/* Spin only after a trapped call: forks, execs and exits are
+		 * followed by a process starting up or going away. */
+		if (pid == 0 && after_trap && !t->killing)
 			pid = spin_for_stop(t, &status);
-		handled = pid > 0;
+		after_trap = false;
 		if (pid > 0) {
-			handlers[classify(status)](t, pid, status);
+			enum ev_kind e = classify(status);
+			t->spin_hint = false;
+			handlers[e](t, pid, status);
+			after_trap = e == EV_SECCOMP && t->spin_hint;
 			if (t->fatal && !t->killing)
 				kill_tree(t);
 			arm_grace(t);
