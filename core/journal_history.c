@@ -342,11 +342,15 @@ int tg_journal_write_post(struct tg_journal *j)
 		if (i && !strcmp(s.v[i], s.v[i - 1]))
 			continue;
 		_cleanup_free_ char *line = state_line(j->wsfd, &dc, s.v[i]);
-		size_t len = line ? strlen(line) : 0;
-		if (!line)
+		if (!line) {
 			e = -ENOMEM;
-		else if (used + len > sizeof(buf) && (e = tg_write_all(fd, buf, used)) == 0)
+			break;
+		}
+		size_t len = strlen(line);
+		if (used + len > sizeof(buf)) {
+			e = tg_write_all(fd, buf, used);
 			used = 0;
+		}
 		if (!e && len > sizeof(buf))
 			e = tg_write_all(fd, line, len);
 		else if (!e) {

@@ -591,19 +591,21 @@ static int resolve_plain(const char *base, const char *path, bool follow, char *
 		return -ENOMEM;
 	if (!plainly_named(full))
 		return 1;
-	/* Without follow the last component is not looked at: its parent is. */
+	/* Without follow the last component is not looked at: its parent is,
+	 * unless that is / itself. */
 	char *cut = follow ? NULL : strrchr(full, '/');
-	if (cut)
-		*cut = '\0';
-	struct open_how how = { .flags = O_PATH | O_CLOEXEC,
-		                .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
-	int fd = full[0] ? (int)syscall(SYS_openat2, AT_FDCWD, full, &how, sizeof(how)) : -1;
-	if (cut)
-		*cut = '/';
-	if (fd < 0 && !(cut == full))
-		return 1;
-	if (fd >= 0)
+	if (cut != full) {
+		if (cut)
+			*cut = '\0';
+		struct open_how how = { .flags = O_PATH | O_CLOEXEC,
+			                .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
+		int fd = (int)syscall(SYS_openat2, AT_FDCWD, full, &how, sizeof(how));
+		if (cut)
+			*cut = '/';
+		if (fd < 0)
+			return 1;
 		close(fd);
+	}
 	*out = steal_pointer(&full);
 	return 0;
 }

@@ -87,7 +87,7 @@ struct tracer {
 	int fatal;               /* -errno of a tracer failure (fail closed) */
 	struct tg_filter_prog prog; /* the child loads it */
 	bool spin_allowed;       /* more than one CPU to run on */
-	bool spin_hint;          /* the last stop was a trapped call other than exec */
+	bool spin_hint;          /* the stop just handled was a trapped call, not an exec */
 	int spin_credit;         /* spins left before giving up on spinning */
 	unsigned spin_probe;
 };
@@ -744,22 +744,19 @@ static bool can_spin(void)
 
 static int wait_loop(struct tracer *t)
 {
-	bool after_trap = false;
 	t->spin_allowed = can_spin();
 	t->spin_credit = TG_SPIN_CREDIT;
 	for (unsigned long n = 1;; n++) {
 		int status;
 		pid_t pid = waitpid(-1, &status, __WALL | WNOHANG);
-		/* Spin only after a trapped call: forks, execs and exits are
-		 * followed by a process starting up or going away. */
-		if (pid == 0 && after_trap && !t->killing)
+		/* Spin only right after a trapped call (on_seccomp sets the
+		 * hint): forks, execs and exits are followed by a process
+		 * starting up or going away. */
+		if (pid == 0 && t->spin_hint && !t->killing)
 			pid = spin_for_stop(t, &status);
-		after_trap = false;
+		t->spin_hint = false;
 		if (pid > 0) {
-			enum ev_kind e = classify(status);
-			t->spin_hint = false;
-			handlers[e](t, pid, status);
-			after_trap = e == EV_SECCOMP && t->spin_hint;
+			handlers[classify(status)](t, pid, status);
 			if (t->fatal && !t->killing)
 				kill_tree(t);
 			arm_grace(t);
