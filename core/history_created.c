@@ -23,6 +23,7 @@
 
 #include "history.h"
 #include "history_int.h"
+#include "journal_fs.h"
 
 /* Called for each entry below the walked directory (depth first, parents
  * first), with whether it changed after the run committed. */
@@ -109,19 +110,13 @@ static int visit(struct walker *w, int dfd, const char *rel, const char *name)
 
 static int walk(struct walker *w, int dfd, const char *rel)
 {
-	int fd = dup(dfd);
-	if (fd < 0)
+	DIR *d = tg_fs_opendir(dfd);
+	if (!d)
 		return -errno;
-	DIR *d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return -errno;
-	}
 	int rc = 0;
 	struct dirent *de;
-	while (rc == 0 && (de = readdir(d)))
-		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
-			rc = visit(w, dfd, rel, de->d_name);
+	while (rc == 0 && (de = tg_fs_readdir(d)))
+		rc = visit(w, dfd, rel, de->d_name);
 	closedir(d);
 	return rc;
 }

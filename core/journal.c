@@ -452,19 +452,13 @@ int tg_journal_parent(const struct tg_journal *j, const char *rel, const char **
 
 static uint64_t du_fd(int dfd)
 {
-	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
+	DIR *d = tg_fs_opendir(dfd);
+	if (!d)
 		return 0;
-	}
 	uint64_t total = 0;
 	struct dirent *de;
-	while ((de = readdir(d))) {
+	while ((de = tg_fs_readdir(d))) {
 		struct stat st;
-		if (de->d_name[0] == '.' && (!de->d_name[1] || (de->d_name[1] == '.' && !de->d_name[2])))
-			continue;
 		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;
 		if (S_ISDIR(st.st_mode)) {

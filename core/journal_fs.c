@@ -286,21 +286,36 @@ int tg_fs_set_xattrs(int pathfd, const char *blob, size_t len)
 	return r;
 }
 
-static int remove_children(int dfd)
+DIR *tg_fs_opendir(int dfd)
 {
 	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
-		return -errno;
+		return NULL;
 	DIR *d = fdopendir(fd);
 	if (!d) {
+		int e = errno;
 		close(fd);
-		return -errno;
+		errno = e;
 	}
+	return d;
+}
+
+struct dirent *tg_fs_readdir(DIR *d)
+{
+	struct dirent *de;
+	while ((de = readdir(d)) && (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..")))
+		;
+	return de;
+}
+
+static int remove_children(int dfd)
+{
+	DIR *d = tg_fs_opendir(dfd);
+	if (!d)
+		return -errno;
 	int r = 0;
 	struct dirent *de;
-	while ((de = readdir(d))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
+	while ((de = tg_fs_readdir(d))) {
 		int q = tg_fs_remove_tree(dirfd(d), de->d_name);
 		if (q < 0 && !r)
 			r = q;
@@ -356,18 +371,12 @@ char *tg_fs_dirname(const char *rel)
 
 int tg_fs_walk_subtree(int dfd, const char *prefix, int (*cb)(void *ud, const char *path), void *ud)
 {
-	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
+	DIR *d = tg_fs_opendir(dfd);
+	if (!d)
 		return 0;
-	}
 	int e = 0;
 	struct dirent *de;
-	while (!e && (de = readdir(d))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
+	while (!e && (de = tg_fs_readdir(d))) {
 		_cleanup_free_ char *p = tg_asprintf("%s/%s", prefix, de->d_name);
 		e = p ? cb(ud, p) : -ENOMEM;
 		int sub = e ? -1 : openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);

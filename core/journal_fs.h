@@ -5,6 +5,7 @@
  */
 #pragma once
 
+#include <dirent.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -37,6 +38,12 @@ int tg_fs_open_path(int wsfd, const char *rel);
 int tg_fs_get_xattrs(int pathfd, char **blob, size_t *len);
 /* Make the object's user xattrs exactly blob (sets them, removes others). */
 int tg_fs_set_xattrs(int pathfd, const char *blob, size_t len);
+
+/* The entries of the directory dfd: a DIR on a new fd (dfd stays open, its
+ * offset untouched), or NULL with errno set. tg_fs_readdir is readdir(3)
+ * without "." and "..". */
+DIR *tg_fs_opendir(int dfd);
+struct dirent *tg_fs_readdir(DIR *d);
 
 /* Remove rel and, if it is a directory, everything under it (no symlink is
  * ever followed). ENOENT is success. */

@@ -792,10 +792,7 @@ static bool dir_is_empty(struct tg_txn *t, const char *rel)
 			close(fd);
 		return true; /* cannot tell: journal it (an extra record is harmless) */
 	}
-	struct dirent *de;
-	bool empty = true;
-	while (empty && (de = readdir(d)))
-		empty = !strcmp(de->d_name, ".") || !strcmp(de->d_name, "..");
+	bool empty = tg_fs_readdir(d) == NULL;
 	closedir(d);
 	return empty;
 }
