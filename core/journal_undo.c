@@ -110,28 +110,6 @@ static void fold_born(struct undo *u)
 	}
 }
 
-static void remap_add(struct undo *u, const struct tg_jmeta *old, int pfd, const char *leaf, bool persist)
-{
-	struct stat st;
-	if (fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return;
-	if (u->nm == u->capm) {
-		size_t cap = u->capm ? u->capm * 2 : 64;
-		struct remap *nm = realloc(u->m, cap * sizeof(*nm));
-		if (!nm) {
-			u->err = u->err ? u->err : -ENOMEM;
-			return;
-		}
-		u->m = nm;
-		u->capm = cap;
-	}
-	struct remap r = { old->dev, old->ino, st.st_dev, st.st_ino };
-	u->m[u->nm++] = r;
-	/* Made durable with the step's checkpoint (progress_write). */
-	if (persist && u->remapfd >= 0 && tg_write_all(u->remapfd, &r, sizeof(r)) < 0)
-		u->err = u->err ? u->err : -EIO;
-}
-
 static bool remap_push(struct undo *u, const struct remap *r)
 {
 	if (u->nm == u->capm) {
@@ -144,6 +122,21 @@ static bool remap_push(struct undo *u, const struct remap *r)
 	}
 	u->m[u->nm++] = *r;
 	return true;
+}
+
+static void remap_add(struct undo *u, const struct tg_jmeta *old, int pfd, const char *leaf, bool persist)
+{
+	struct stat st;
+	if (fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return;
+	struct remap r = { old->dev, old->ino, st.st_dev, st.st_ino };
+	if (!remap_push(u, &r)) {
+		u->err = u->err ? u->err : -ENOMEM;
+		return;
+	}
+	/* Made durable with the step's checkpoint (progress_write). */
+	if (persist && u->remapfd >= 0 && tg_write_all(u->remapfd, &r, sizeof(r)) < 0)
+		u->err = u->err ? u->err : -EIO;
 }
 
 static bool is_mark(const struct remap *r);
@@ -555,18 +548,11 @@ static int undo_saved(struct undo *u, const struct tg_jrec *r)
 
 static void mark(struct undo *u, uint64_t tag, uint64_t seq)
 {
-	if (u->nm == u->capm) {
-		size_t cap = u->capm ? u->capm * 2 : 64;
-		struct remap *nm = realloc(u->m, cap * sizeof(*nm));
-		if (!nm) {
-			u->err = u->err ? u->err : -ENOMEM;
-			return;
-		}
-		u->m = nm;
-		u->capm = cap;
-	}
 	struct remap r = { tag, seq, 0, 0 };
-	u->m[u->nm++] = r;
+	if (!remap_push(u, &r)) {
+		u->err = u->err ? u->err : -ENOMEM;
+		return;
+	}
 	if (u->remapfd >= 0 && tg_write_all(u->remapfd, &r, sizeof(r)) < 0)
 		u->err = u->err ? u->err : -EIO;
 }
