@@ -70,6 +70,20 @@ static const char *yesno(bool b)
 	return b ? "yes" : "NO";
 }
 
+static const char *json_tri(int v)
+{
+	return v > 0 ? "true" : v == 0 ? "false" : "null";
+}
+
+/* The 32-bit entries: neither is needed, both are shut by the arch gate;
+ * the line says what this kernel does, so a log shows why a test that
+ * depends on it took the branch it took. */
+static void print_entry(const char *what, int v, const char *off)
+{
+	printf("%-26s%s\n", what,
+	       v > 0 ? "yes (killed by txguard's arch gate)" : v == 0 ? off : "unknown (probed under a seccomp filter)");
+}
+
 int tg_cmd_doctor(struct tg_opts *o)
 {
 	struct tg_kernel_features f;
@@ -77,11 +91,12 @@ int tg_cmd_doctor(struct tg_opts *o)
 	bool ok = f.seccomp_filter && f.seccomp_ret_trace && f.ptrace && f.get_syscall_info && f.exitkill;
 	if (o->json) {
 		printf("{\"ok\":%s,\"seccomp_filter\":%s,\"seccomp_ret_trace\":%s,\"ptrace\":%s,"
-		       "\"get_syscall_info\":%s,\"exitkill\":%s,\"landlock_abi\":%d,\"yama_ptrace_scope\":%d}\n",
+		       "\"get_syscall_info\":%s,\"exitkill\":%s,\"ia32_emulation\":%s,\"x32\":%s,"
+		       "\"landlock_abi\":%d,\"yama_ptrace_scope\":%d}\n",
 		       ok ? "true" : "false", f.seccomp_filter ? "true" : "false",
 		       f.seccomp_ret_trace ? "true" : "false", f.ptrace ? "true" : "false",
 		       f.get_syscall_info ? "true" : "false", f.exitkill ? "true" : "false",
-		       f.landlock_abi, f.yama_ptrace_scope);
+		       json_tri(f.ia32), json_tri(f.x32), f.landlock_abi, f.yama_ptrace_scope);
 		return ok ? 0 : 1;
 	}
 	printf("seccomp filters:          %s\n", yesno(f.seccomp_filter));
@@ -90,6 +105,8 @@ int tg_cmd_doctor(struct tg_opts *o)
 	       f.ptrace ? "" : f.ptrace_error);
 	printf("PTRACE_GET_SYSCALL_INFO:  %s\n", yesno(f.get_syscall_info));
 	printf("PTRACE_O_EXITKILL:        %s\n", yesno(f.exitkill));
+	print_entry("IA-32 emulation:", f.ia32, "no (the kernel refuses int 0x80 itself)");
+	print_entry("x32 syscall ABI:", f.x32, "no (not built into this kernel)");
 	if (f.landlock_abi > 0)
 		printf("Landlock:                 ABI %d\n", f.landlock_abi);
 	else

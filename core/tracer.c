@@ -1112,6 +1112,40 @@ static int probe_landlock(void)
 #endif
 }
 
+/* The 32-bit entries that the arch gate exists for. Each is tried in a
+ * child: int 0x80 on a kernel without IA-32 emulation is a CPU fault
+ * (SIGSEGV, with the default action restored by the raw syscall so that a
+ * sanitizer's handler cannot turn it into an abort), and under another
+ * txguard the arch gate kills the child by SIGSYS, which tells nothing. */
+static void probe_child_ia32(void)
+{
+	long r;
+	__asm__ volatile("int $0x80" : "=a"(r) : "a"(20L /* ia32 getpid */) : "memory");
+	_exit(r == getpid() ? 0 : 1);
+}
+
+static void probe_child_x32(void)
+{
+	long r = syscall(0x40000000L /* __X32_SYSCALL_BIT */ | SYS_getpid);
+	_exit(r == getpid() ? 0 : 1);
+}
+
+static int probe_entry(void (*child)(void))
+{
+	int st;
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct { void *h; unsigned long f; void *r; uint64_t m; } dfl = { SIG_DFL, 0, NULL, 0 };
+		syscall(SYS_rt_sigaction, SIGSEGV, &dfl, NULL, sizeof(dfl.m));
+		child();
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid)
+		return -1;
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st) == 0;
+	return WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV ? 0 : -1;
+}
+
 void tg_probe_kernel(struct tg_kernel_features *out)
 {
 	static struct tg_kernel_features cache;
@@ -1120,6 +1154,8 @@ void tg_probe_kernel(struct tg_kernel_features *out)
 	if (!done) {
 		memset(&cache, 0, sizeof(cache));
 		probe_trace(&cache);
+		cache.ia32 = probe_entry(probe_child_ia32);
+		cache.x32 = probe_entry(probe_child_x32);
 		cache.landlock_abi = probe_landlock();
 		cache.yama_ptrace_scope = probe_yama();
 		done = true;

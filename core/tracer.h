@@ -102,6 +102,9 @@ struct tg_kernel_features {
 	bool ptrace;             /* we may PTRACE_SEIZE our own child */
 	bool get_syscall_info;   /* PTRACE_GET_SYSCALL_INFO */
 	bool exitkill;
+	int ia32;                /* int 0x80 reaches the i386 table: 1 yes, 0 no (IA-32
+	                          * emulation off), -1 unknown (we run under a filter) */
+	int x32;                 /* the x32 table exists: 1, 0, -1 as above */
 	int landlock_abi;        /* 0 = none */
 	int yama_ptrace_scope;   /* -1 = no Yama */
 	char ptrace_error[128];  /* why ptrace failed, when it did */
