@@ -6,7 +6,7 @@ tg_tmpdir
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
 if ! (cd "$TG_TMP" && "$TXGUARD" --no-default-policy -q -- true) 2>"$TG_TMP/probe.err"; then
-	skip "txguard's run mode does not work yet: $(head -c 300 "$TG_TMP/probe.err")"
+	tg_cannot_run "$TG_TMP/probe.err"
 fi
 cd "$TXGUARD_SOURCE_DIR/scripts/txguard_adapter" || fail "no scripts/txguard_adapter"
 # -B: no __pycache__ in the source tree.

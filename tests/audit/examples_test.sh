@@ -9,7 +9,7 @@ PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
 tg_tmpdir
 if ! (cd "$TG_TMP" && "$TXGUARD" --no-default-policy -q -- true) 2>"$TG_TMP/probe.err"; then
-	skip "txguard's run mode does not work yet: $(head -c 300 "$TG_TMP/probe.err")"
+	tg_cannot_run "$TG_TMP/probe.err"
 fi
 command -v make >/dev/null || fail "make is needed (scripts/install-deps.sh installs it)"
 

@@ -14,7 +14,7 @@ OUT=$TG_TMP/out
 mkdir -p "$WS/protected" "$OUT"
 
 if ! "$TXGUARD" --no-default-policy -w "$WS" -q -- true 2>"$OUT/probe.err"; then
-	skip "txguard cannot run a command here yet: $(head -c 300 "$OUT/probe.err")"
+	tg_cannot_run "$OUT/probe.err"
 fi
 
 # field FILE EXPR: a Python expression over the parsed report `r`.

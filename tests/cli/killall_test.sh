@@ -5,6 +5,7 @@
 # should the rule ever break, only the arena's own PID namespace dies.
 . "$(dirname "$0")/../lib/common.sh"
 [ "$(id -u)" = 0 ] || skip "the arena needs root"
+tg_need_arena
 tg_tmpdir
 out=$("$TXGUARD_SOURCE_DIR/scripts/arena" -- sh -c '
 	mkdir -p /tmp/ka-ws && cd /tmp/ka-ws

@@ -71,6 +71,6 @@ no_txn() {
 require_runs() {
 	mkdir -p "$T/probe"
 	tg -w "$T/probe" --state-dir "$T/probe-state" -- true >/dev/null 2>"$T/probe.err" ||
-		skip "txguard cannot run a command here: $(cat "$T/probe.err")"
+		tg_cannot_run "$T/probe.err"
 	rm -rf "$T/probe" "$T/probe-state"
 }

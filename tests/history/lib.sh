@@ -22,7 +22,7 @@ code() { rc=0; "$@" || rc=$?; echo "$rc"; }
 
 require_runs() {
 	TXGUARD_STATE_DIR="$TG_TMP/probe-state" tg -- true >/dev/null 2>"$TG_TMP/probe.err" ||
-		skip "txguard cannot run a command here: $(cat "$TG_TMP/probe.err")"
+		tg_cannot_run "$TG_TMP/probe.err"
 }
 
 # snapshot DIR: what undo must give back exactly (see snapshot.py).

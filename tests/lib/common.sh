@@ -64,3 +64,33 @@ tg_int80_expect() {
 tg_int80_kernel() {
 	if [ "$1" = 139 ]; then echo "refuses int 0x80 (IA-32 emulation off)"; else echo "runs int 0x80 (IA-32 emulation on)"; fi
 }
+
+# tg_need_arena: return when scripts/arena works here; otherwise skip with
+# the reason. No overlayfs describes the kernel (skip_kernel); a machine
+# where we are not root and have no user namespaces, or any other refusal,
+# is a skip that TXGUARD_TESTS_MUST_WORK=1 turns into a failure.
+tg_need_arena() {
+	_rc=0
+	_err=$("$TXGUARD_SOURCE_DIR/scripts/arena" true 2>&1) || _rc=$?
+	case $_rc in
+	0) return 0 ;;
+	77)
+		case $_err in
+		*"no overlayfs"*) skip_kernel "$_err" ;;
+		*) skip "$_err" ;;
+		esac ;;
+	*) fail "scripts/arena does not work (exit $_rc): $_err" ;;
+	esac
+}
+
+# tg_cannot_run ERRFILE: a preflight `txguard -- true` failed with the
+# messages in ERRFILE; skip with what stops it. A kernel without Landlock is
+# a kernel fact (the default policy's deny_read needs Landlock, and txguard
+# refuses to run it unenforced, by design): skip_kernel. Anything else, such
+# as no ptrace or no seccomp, is a skip that MUST_WORK turns into a failure.
+tg_cannot_run() {
+	if "$TXGUARD" doctor --json 2>/dev/null | grep -q '"landlock_abi":0[,}]' && grep -qi landlock "$1"; then
+		skip_kernel "no Landlock in this kernel, and the policy needs it: $(head -c 300 "$1")"
+	fi
+	skip "txguard cannot run a command here: $(head -c 300 "$1")"
+}

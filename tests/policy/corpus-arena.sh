@@ -145,8 +145,6 @@ fi
 [ -x "$TXGUARD" ] || skip "txguard binary not built"
 ARENA_BIN="$TXGUARD_SOURCE_DIR/scripts/arena"
 [ -x "$ARENA_BIN" ] || skip "scripts/arena missing"
-rc=0; "$ARENA_BIN" true 2>/dev/null || rc=$?
-[ "$rc" != 77 ] || skip "this machine cannot build an arena"
-[ "$rc" = 0 ] || fail "arena does not work (exit $rc)"
+tg_need_arena
 exec "$ARENA_BIN" -- env TXGUARD="$TXGUARD" TXGUARD_SOURCE_DIR="$TXGUARD_SOURCE_DIR" \
 	HOME="${HOME:-/root}" sh "$0" --inside
