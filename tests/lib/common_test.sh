@@ -32,4 +32,20 @@ rc=0; (TXGUARD_TESTS_MUST_WORK=1 skip "no ptrace") 2>/dev/null || rc=$?
 assert_eq "skip under MUST_WORK" 1 "$rc"
 rc=0; (TXGUARD_TESTS_MUST_WORK=0 skip "no ptrace") 2>/dev/null || rc=$?
 assert_eq "skip without MUST_WORK" 77 "$rc"
+# tg_cannot_run: a preflight failure on a kernel without Landlock is a kernel
+# fact (77 under MUST_WORK); with Landlock, or for another reason, it fails.
+T=$(mktemp -d "${TMPDIR:-/tmp}/txguard-common-test.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+fake_doctor() {
+	printf '#!/bin/sh\necho '"'"'{"ok":true,"landlock_abi":%s,"yama_ptrace_scope":-1}'"'"'\n' "$1" >"$T/txguard"
+	chmod +x "$T/txguard"
+}
+echo "txguard: this policy denies reading secrets, which needs Landlock" >"$T/landlock.err"
+echo "txguard: cannot trace: Operation not permitted" >"$T/ptrace.err"
+cannot_run() { (TXGUARD=$T/txguard TXGUARD_TESTS_MUST_WORK=1 tg_cannot_run "$1") 2>/dev/null || echo $?; }
+fake_doctor 0
+assert_eq "no Landlock, Landlock error" 77 "$(cannot_run "$T/landlock.err")"
+assert_eq "no Landlock, other error" 1 "$(cannot_run "$T/ptrace.err")"
+fake_doctor 7
+assert_eq "Landlock 7, Landlock error" 1 "$(cannot_run "$T/landlock.err")"
 echo "ok common.sh decisions"
