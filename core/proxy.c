@@ -40,7 +40,10 @@
 #define HOST_MAX 256
 #define TAG_LISTEN UINT64_MAX
 #define TAG_WAKE (UINT64_MAX - 1)
-#define SPLICE_CHUNK (1u << 20)
+#define COPY_CHUNK (64 * 1024)
+/* Below this many bytes a direction copies through user space: a short
+ * exchange costs fewer syscalls without the two pipes. Past it, splice. */
+#define SPLICE_AFTER (256 * 1024)
 
 enum state { ST_FREE, ST_HEADER, ST_CONNECTING, ST_HELLO, ST_TUNNEL };
 
@@ -705,6 +708,39 @@ static int flush_out(int fd, char **buf, size_t *len, size_t *off, uint64_t *cou
 	return 0;
 }
 
+/* The first bytes of a direction: recv and send through a stack buffer;
+ * what dst does not take at once waits in *pend (flushed first next
+ * time). Stops at SPLICE_AFTER bytes. 0, -EAGAIN (dst full) or -errno. */
+static int copy_dir(int src, int dst, struct pipe_dir *d, char **pend, size_t *plen,
+                    size_t *poff, uint64_t *count)
+{
+	char buf[COPY_CHUNK];
+	while (!d->eof && *count < SPLICE_AFTER) {
+		ssize_t n = recv(src, buf, sizeof(buf), MSG_DONTWAIT);
+		if (n == 0) {
+			d->eof = true;
+			break;
+		}
+		if (n < 0)
+			return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -errno;
+		ssize_t w = send(dst, buf, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (w < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+			return -errno;
+		if (w < 0)
+			w = 0;
+		*count += (uint64_t)w;
+		if (w < n) {
+			if (!(*pend = malloc((size_t)(n - w))))
+				return -ENOMEM;
+			memcpy(*pend, buf + w, (size_t)(n - w));
+			*plen = (size_t)(n - w);
+			*poff = 0;
+			return -EAGAIN;
+		}
+	}
+	return 0;
+}
+
 /* Move what can move from src through d to dst. Returns -errno on a hard
  * error, else 0. */
 static int pump(int src, int dst, struct pipe_dir *d, uint64_t *count)
@@ -737,15 +773,31 @@ static int pump(int src, int dst, struct pipe_dir *d, uint64_t *count)
 	}
 }
 
+/* One direction: pending bytes, then copy (short exchanges) or splice. */
+static int step_dir(int src, int dst, struct pipe_dir *d, char **pend, size_t *plen, size_t *poff,
+                    uint64_t *count)
+{
+	int rc = flush_out(dst, pend, plen, poff, count);
+	if (rc == 0 && d->r < 0 && *count < SPLICE_AFTER)
+		rc = copy_dir(src, dst, d, pend, plen, poff, count);
+	if (rc == 0 && !d->eof && d->r < 0 && *count >= SPLICE_AFTER)
+		rc = pipe_open(d);
+	if (rc == 0 && d->r >= 0)
+		return pump(src, dst, d, count);
+	if (rc == 0 && d->eof && !d->shut) {
+		shutdown(dst, SHUT_WR);
+		d->shut = true;
+	}
+	return rc;
+}
+
 static void tunnel_step(struct tg_proxy *p, struct conn *c)
 {
-	int rc = flush_out(c->ufd, &c->uout, &c->uout_len, &c->uout_off, &c->rec.bytes_up);
-	if (rc == 0)
-		rc = pump(c->cfd, c->ufd, &c->cu, &c->rec.bytes_up);
+	int rc = step_dir(c->cfd, c->ufd, &c->cu, &c->uout, &c->uout_len, &c->uout_off,
+	                  &c->rec.bytes_up);
 	if (rc == 0 || rc == -EAGAIN) {
-		int r2 = flush_out(c->cfd, &c->cout, &c->cout_len, &c->cout_off, &c->rec.bytes_down);
-		if (r2 == 0)
-			r2 = pump(c->ufd, c->cfd, &c->uc, &c->rec.bytes_down);
+		int r2 = step_dir(c->ufd, c->cfd, &c->uc, &c->cout, &c->cout_len, &c->cout_off,
+		                  &c->rec.bytes_down);
 		if (r2 != -EAGAIN && r2 < 0)
 			rc = r2;
 	}
@@ -780,11 +832,9 @@ static void start_tunnel(struct tg_proxy *p, struct conn *c)
 		free(c->buf);
 		c->buf = NULL;
 	}
-	if (pipe_open(&c->cu) < 0 || pipe_open(&c->uc) < 0) {
-		rec_error(c, "no pipe for the tunnel", errno);
-		conn_close(p, c);
-		return;
-	}
+	/* No pipes yet (step_dir opens them past SPLICE_AFTER); cap 1 means
+	 * "room to read" to update_tunnel_events. */
+	c->cu.cap = c->uc.cap = 1;
 	c->st = ST_TUNNEL;
 	c->deadline = 0;
 	tunnel_step(p, c);
