@@ -23,6 +23,7 @@
 #include "landlock.h"
 #include "path.h"
 #include "policy.h"
+#include "run_proxy.h"
 #include "tracer.h"
 #include "txn.h"
 
@@ -42,6 +43,7 @@ struct run {
 	char *last_denial;               /* the last denial line printed, and by whom */
 	pid_t last_denial_pid;
 	bool color;
+	struct tg_run_proxy proxy;       /* network: hosts: (run_proxy.h) */
 };
 
 /* ---- the environment the command gets (--env-allow/--env-deny/--strip-secrets) ---- */
@@ -102,6 +104,7 @@ static int child_setup(void *ud)
 {
 	struct run *r = ud;
 	struct rlimit rl;
+	tg_run_proxy_child(&r->proxy);
 	if (r->chdir_workspace && chdir(r->workspace) < 0)
 		return -errno;
 	if (r->o->memory_limit) {
@@ -614,8 +617,19 @@ int tg_cmd_run(struct tg_opts *o)
 	r.report.start_wall_ns = tg_wall_ns();
 	r.report.audit_only = o->audit_only;
 	r.report.rollback_on = o->rollback_on_text;
+	tg_run_proxy_init(&r.proxy);
 
 	int rc = setup(&r, &report_fd, &log_fd);
+	if (rc == 0) {
+		/* network: hosts: — the egress proxy, before the fork so that the
+		 * command inherits HTTP_PROXY & co. */
+		const char *why = NULL;
+		r.proxy.log = r.log, r.proxy.quiet = o->quiet, r.proxy.color = r.color;
+		if (tg_run_proxy_start(&r.proxy, r.policy, &why) < 0) {
+			rc = setup_fail(&r, "%s", why);
+			tg_txn_rollback(r.txn, NULL, NULL);
+		}
+	}
 	if (rc != 0) {
 		report_setup_failure(&r, report_fd, r.error[0] ? r.error : "setup failed");
 		goto out;
@@ -665,6 +679,7 @@ int tg_cmd_run(struct tg_opts *o)
 	tg_log_set_txid(r.log, tg_txn_id(r.txn));
 	tg_log_tx_begin(r.log, tg_txn_id(r.txn), r.workspace);
 	rc = tg_tracer_run(&topts, &hooks, &res);
+	tg_run_proxy_finish(&r.proxy, &r.report);
 	if (rc < 0) {
 		const char *hint = setup_hint(-rc);
 		tg_warn("cannot supervise the command: %s%s%s", strerror(-rc), hint ? "\n  " : "",
@@ -691,6 +706,7 @@ int tg_cmd_run(struct tg_opts *o)
 			tg_warn("transaction '%s': cannot record this run: %s", o->tx, strerror(-hr));
 	}
 out:
+	tg_run_proxy_clear(&r.proxy);
 	tg_txn_free(r.txn);
 	tg_policy_free(r.policy);
 	tg_log_close(r.log);

@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
 #include <string.h>
@@ -345,6 +346,7 @@ static void json_duration(struct tg_json *j, uint64_t ns)
 /* The event log                                                       */
 
 struct tg_log {
+	pthread_mutex_t lock;        /* the proxy's thread logs too (tg_log_connection) */
 	struct tg_json *j;
 	enum tg_log_level level;
 	uint64_t seq;
@@ -353,6 +355,7 @@ struct tg_log {
 
 static void event_begin(struct tg_log *log, const char *name)
 {
+	pthread_mutex_lock(&log->lock);
 	tg_json_begin_object(log->j);
 	tg_json_kv_str(log->j, "event", name);
 	tg_json_kv_uint(log->j, "seq", log->seq++);
@@ -364,7 +367,9 @@ static void event_begin(struct tg_log *log, const char *name)
 static int event_end(struct tg_log *log)
 {
 	tg_json_end_object(log->j);
-	return tg_json_newline(log->j);
+	int rc = tg_json_newline(log->j);
+	pthread_mutex_unlock(&log->lock);
+	return rc;
 }
 
 struct tg_log *tg_log_open(int fd, enum tg_log_level level)
@@ -381,6 +386,7 @@ struct tg_log *tg_log_open(int fd, enum tg_log_level level)
 		return NULL;
 	}
 	log->level = level;
+	pthread_mutex_init(&log->lock, NULL);
 	event_begin(log, "log_start");
 	tg_json_kv_int(log->j, "log_version", TG_LOG_VERSION);
 	tg_json_kv_str(log->j, "txguard_version", TG_VERSION);
@@ -395,6 +401,7 @@ void tg_log_close(struct tg_log *log)
 		return;
 	int saved = errno;
 	tg_json_free(log->j);
+	pthread_mutex_destroy(&log->lock);
 	free(log->txid);
 	free(log);
 	errno = saved;
@@ -549,6 +556,38 @@ int tg_log_summary(struct tg_log *log, const struct tg_report *r)
 	return event_end(log);
 }
 
+void tg_net_conn_clear(struct tg_net_conn *c)
+{
+	free(c->host);
+	free(c->method);
+	free(c->error);
+	free(c->sni);
+	memset(c, 0, sizeof(*c));
+}
+
+static void json_conn(struct tg_json *j, const struct tg_net_conn *c)
+{
+	tg_json_kv_str(j, "host", c->host);
+	tg_json_kv_uint(j, "port", c->port);
+	tg_json_kv_str(j, "method", c->method);
+	tg_json_kv_str(j, "sni", c->sni);
+	json_verdict(j, c->action, EACCES, true, c->rule_id, c->reason, c->source);
+	tg_json_kv_str(j, "entry", c->entry);
+	tg_json_kv_str(j, "error", c->error);
+	tg_json_kv_uint(j, "bytes_up", c->bytes_up);
+	tg_json_kv_uint(j, "bytes_down", c->bytes_down);
+}
+
+int tg_log_connection(struct tg_log *log, const struct tg_net_conn *c)
+{
+	if (!log)
+		return 0;
+	event_begin(log, "connection");
+	json_time(log->j, "started", c->wall_ns);
+	json_conn(log->j, c);
+	return event_end(log);
+}
+
 /* ------------------------------------------------------------------ */
 /* The report                                                          */
 
@@ -621,10 +660,40 @@ int tg_report_add_decision(struct tg_report *r, const struct tg_op *op,
 	return 0;
 }
 
+int tg_report_add_conn(struct tg_report *r, const struct tg_net_conn *c)
+{
+	if (c->action == TG_ACT_DENY)
+		r->ndenied++;
+	if (r->nconns >= TG_REPORT_MAX_DECISIONS) {
+		r->conns_dropped++;
+		return 0;
+	}
+	if ((r->nconns & (r->nconns - 1)) == 0) {
+		size_t cap = r->nconns ? 2 * r->nconns : 1;
+		void *nv = realloc(r->conns, cap * sizeof(*r->conns));
+		if (!nv)
+			return -ENOMEM;
+		r->conns = nv;
+	}
+	struct tg_net_conn *d = &r->conns[r->nconns];
+	*d = *c;
+	d->host = d->method = d->error = d->sni = NULL;
+	if (dup_opt(&d->host, c->host) < 0 || dup_opt(&d->method, c->method) < 0 ||
+	    dup_opt(&d->error, c->error) < 0 || dup_opt(&d->sni, c->sni) < 0) {
+		tg_net_conn_clear(d);
+		return -ENOMEM;
+	}
+	r->nconns++;
+	return 0;
+}
+
 void tg_report_clear(struct tg_report *r)
 {
 	if (!r)
 		return;
+	for (size_t i = 0; i < r->nconns; i++)
+		tg_net_conn_clear(&r->conns[i]);
+	free(r->conns);
 	for (size_t i = 0; i < r->ndecisions; i++)
 		decision_clear(&r->decisions[i]);
 	free(r->decisions);
@@ -651,6 +720,24 @@ static void json_decisions(struct tg_json *j, const struct tg_report *r)
 	tg_json_kv_uint(j, "killed", r->nkilled);
 	tg_json_kv_uint(j, "audited", r->naudited);
 	tg_json_end_object(j);
+}
+
+/* Only when the proxy ran, so reports of runs without host rules keep
+ * their shape. */
+static void json_conns(struct tg_json *j, const struct tg_report *r)
+{
+	if (!r->proxy)
+		return;
+	tg_json_key(j, "connections");
+	tg_json_begin_array(j);
+	for (size_t i = 0; i < r->nconns; i++) {
+		tg_json_begin_object(j);
+		json_time(j, "started", r->conns[i].wall_ns);
+		json_conn(j, &r->conns[i]);
+		tg_json_end_object(j);
+	}
+	tg_json_end_array(j);
+	tg_json_kv_uint(j, "connections_dropped", r->conns_dropped);
 }
 
 static void json_policy_files(struct tg_json *j, const struct tg_report *r)
@@ -687,6 +774,7 @@ int tg_report_write(int fd, const struct tg_report *r)
 	tg_json_kv_uint(j, "processes", r->ran ? r->run.nprocs : 0);
 	tg_json_kv_uint(j, "traps", r->ran ? r->run.ntraps : 0);
 	json_decisions(j, r);
+	json_conns(j, r);
 	json_changes(j, r->changes);
 	tg_json_kv_uint(j, "journal_bytes", r->changes ? r->changes->journal_bytes : 0);
 	tg_json_end_object(j);

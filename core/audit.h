@@ -79,6 +79,30 @@ int tg_log_tx_begin(struct tg_log *log, const char *txid, const char *workspace)
 int tg_log_tx_commit(struct tg_log *log, const struct tg_changes *changes);
 int tg_log_tx_rollback(struct tg_log *log, const struct tg_changes *changes, int err);
 
+/* One connection through the egress proxy (core/proxy.c): the host asked
+ * for, the verdict of `network: hosts:`, and the bytes each way. */
+struct tg_net_conn {
+	uint64_t wall_ns;            /* when the request arrived */
+	char *host;                  /* as requested, lowercase */
+	unsigned port;
+	char *method;                /* "CONNECT", "GET", ... */
+	enum tg_action action;       /* allow or deny */
+	const char *rule_id;         /* static or owned by the policy */
+	const char *reason;          /* static or owned by the policy */
+	const char *source;          /* owned by the policy; may be NULL */
+	const char *entry;           /* the host entry as written (owned by the policy) or NULL */
+	char *error;                 /* why an allowed connection failed, or NULL */
+	char *sni;                   /* the TLS server name seen (CONNECT), or NULL */
+	uint64_t bytes_up;           /* client → host */
+	uint64_t bytes_down;         /* host → client */
+};
+/* Free what a struct tg_net_conn owns and zero it. */
+void tg_net_conn_clear(struct tg_net_conn *c);
+/* A "connection" event (every level). Unlike the other tg_log_* functions
+ * this one may be called from the proxy's thread: every event holds the
+ * log's lock while it is written. */
+int tg_log_connection(struct tg_log *log, const struct tg_net_conn *c);
+
 struct tg_report;
 /* The last event: outcome, exit, duration and counts taken from the report. */
 int tg_log_summary(struct tg_log *log, const struct tg_report *r);
@@ -149,7 +173,17 @@ struct tg_report {
 	size_t ndecisions;
 	size_t decisions_dropped;
 	size_t ndenied, nkilled, naudited;   /* counts of every non-allow decision */
+
+	/* Owned: tg_report_add_conn() appends (the proxy's connections, allowed
+	 * and denied; a denied one also counts in ndenied). */
+	struct tg_net_conn *conns;
+	size_t nconns;
+	size_t conns_dropped;
+	bool proxy;                  /* the egress proxy ran */
 };
+
+/* Record one proxy connection (deep copy). Bounded like the decisions. 0 or -ENOMEM. */
+int tg_report_add_conn(struct tg_report *r, const struct tg_net_conn *c);
 
 /* Record a decision that was not a plain allow (an allow is ignored and
  * returns 0). Copies what it needs. 0 or -ENOMEM. */

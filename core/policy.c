@@ -90,6 +90,7 @@ void tg_policy_free(struct tg_policy *p)
 	free(p->state_dir);
 	free(p->denied_syscalls);
 	free(p->deny_errno);
+	tg_policy_hosts_free(p);
 	free(p);
 }
 
@@ -243,7 +244,9 @@ void tg_policy_filter_info(const struct tg_policy *p, struct tg_policy_filter_in
 	out->deny_errno = p->deny_errno;
 	out->ndenied = p->ndenied;
 	out->max_procs = p->max_procs;
-	out->trap_network = p->network_deny;
+	/* With host rules, direct connections outside loopback are refused
+	 * (the proxy is the way out): connect must stop. */
+	out->trap_network = p->network_deny || p->nhosts > 0;
 	for (size_t i = 0; i < p->nrules; i++)
 		if (p->rules[i]->kind == TG_RULE_CONNECT && !p->rules[i]->disabled_by)
 			out->trap_network = true;
@@ -424,7 +427,7 @@ int tg_policy_check_examples(const struct tg_policy *p, FILE *out)
 	int fails = 0;
 	for (size_t i = 0; p && i < p->nrules; i++)
 		fails += tg_rule_check_examples(p, p->rules[i], out);
-	return fails;
+	return fails + tg_host_check_examples(p, out);
 }
 
 /* ---- JSON output ------------------------------------------------------------- */

@@ -101,3 +101,24 @@ void tg_policy_explain_exec(const struct tg_policy *p, char *const *argv, bool j
 void tg_policy_dump(const struct tg_policy *p, bool json, FILE *out);
 
 const char *tg_action_name(enum tg_action a);
+
+/* ---- network: hosts: (the egress proxy's rules, core/proxy.h) ---- */
+
+/* True when the policy has `network: hosts:` entries: then the run starts the
+ * proxy, and direct connections outside loopback are refused (the tracer). */
+bool tg_policy_has_hosts(const struct tg_policy *p);
+/* The verdict for a connection to host:port made through the proxy. host is
+ * a DNS name or an IP literal (no brackets), any case, an optional trailing
+ * dot. Deny entries win over allow entries; a host no entry allows is
+ * denied. rule_id is "network-hosts-allow", "network-hosts-deny" or
+ * "network-hosts-default-deny"; source is the entry's "file:line" (NULL for
+ * the default); *entry (when not NULL) the entry as written, or NULL.
+ * Never fails: a malformed host is denied. */
+void tg_policy_host_verdict(const struct tg_policy *p, const char *host, unsigned port,
+                            struct tg_verdict *out, const char **entry);
+/* Split "host:port", "[v6]:port" or "host" (port 443) for the verdict above.
+ * 0, or -EINVAL. host is copied into buf (brackets removed). */
+int tg_policy_host_split(const char *text, char *buf, size_t bufsz, unsigned *port);
+/* `txguard policy explain --connect HOST:PORT` for the host rules. */
+void tg_policy_explain_host(const struct tg_policy *p, const char *host, unsigned port, bool json,
+                            FILE *out);

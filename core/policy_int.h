@@ -76,6 +76,23 @@ struct tg_example {
 	unsigned line, col;
 };
 
+/* One entry of `network: hosts: allow/deny` (policy_hosts.c). */
+struct tg_host_entry {
+	char *pattern;                  /* lowercase, no trailing dot: "pypi.org", "*.x.org", "*" */
+	struct tg_portrange ports;      /* 0-65535 when the entry names no port */
+	bool deny;
+	char *text;                     /* as written, for explain and reasons */
+	char *source;                   /* "file:line" */
+};
+
+/* `network: hosts: examples:`: match = allowed, not_match = denied. */
+struct tg_host_example {
+	char *text;                     /* "host" or "host:port" */
+	char *file;
+	unsigned line, col;
+	bool allowed;
+};
+
 struct tg_rule {
 	char *id;
 	char *reason;
@@ -106,6 +123,13 @@ struct tg_policy {
 	struct tg_strlist deny_read;
 	unsigned long max_procs;
 	bool network_deny;              /* network default */
+
+	/* network: hosts: (the proxy's rules; policy_hosts.c). Lists add up
+	 * across files. */
+	struct tg_host_entry *hosts;
+	size_t nhosts;
+	struct tg_host_example *host_ex;
+	size_t nhost_ex;
 
 	/* From tg_policy_set_ctx. */
 	char *workspace, *home, *state_dir;
@@ -156,3 +180,11 @@ int tg_policy_finish(struct tg_policy *p);
 /* policy_match.c: glob helpers that fail closed on TOO_COMPLEX. */
 bool tg_policy_path_writable(const struct tg_match_env *env, const struct tg_op *op,
                              const char *path);
+
+/* policy_hosts.c */
+/* Parse "name", "*.name", "*" with an optional ":port" or ":lo-hi" into *e
+ * (text and source left to the caller). NULL, or a static message saying
+ * what is wrong. */
+const char *tg_host_entry_parse(const char *text, bool deny, struct tg_host_entry *e);
+void tg_policy_hosts_free(struct tg_policy *p);
+int tg_host_check_examples(const struct tg_policy *p, FILE *out);

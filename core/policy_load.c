@@ -902,11 +902,70 @@ static void limits_pair(struct ld *ld, const struct ynode *k, const struct ynode
 		ld->p->max_procs = n;
 }
 
+/* network: hosts: { allow: [...], deny: [...], examples: {...} } — the
+ * entries are parsed and matched in policy_hosts.c. */
+static void host_item(struct ld *ld, const struct ynode *n, void *data)
+{
+	bool deny = data != NULL;
+	struct tg_host_entry e;
+	const char *why = tg_host_entry_parse(n->s, deny, &e);
+	struct tg_host_entry *v = why ? NULL : realloc(ld->p->hosts, (ld->p->nhosts + 1) * sizeof(*v));
+	if (!v) {
+		ERR(ld, n, "bad host '%s': %s", n->s, why ? why : "out of memory");
+		free(e.pattern);
+		return;
+	}
+	e.text = tg_strdup(n->s);
+	e.source = tg_asprintf("%s:%u", ld->file, n->line);
+	ld->p->hosts = v;
+	v[ld->p->nhosts++] = e;
+}
+
+static void host_example_item(struct ld *ld, const struct ynode *n, void *data)
+{
+	struct tg_host_example *v = realloc(ld->p->host_ex, (ld->p->nhost_ex + 1) * sizeof(*v));
+	if (!v) {
+		ERR(ld, n, "out of memory");
+		return;
+	}
+	ld->p->host_ex = v;
+	v[ld->p->nhost_ex++] = (struct tg_host_example){ tg_strdup(n->s), tg_strdup(ld->file),
+	                                                 n->line, n->col, data == NULL };
+}
+
+static void host_examples_pair(struct ld *ld, const struct ynode *k, const struct ynode *v, void *data)
+{
+	static int deny;
+	if (strcmp(k->s, "match") == 0)
+		for_items(ld, v, k->s, host_example_item, NULL);
+	else if (strcmp(k->s, "not_match") == 0)
+		for_items(ld, v, k->s, host_example_item, &deny);
+	else
+		ERR(ld, k, "unknown key '%s' in examples (expected match, not_match)", k->s);
+}
+
+static void hosts_pair(struct ld *ld, const struct ynode *k, const struct ynode *v, void *data)
+{
+	static int deny;
+	if (strcmp(k->s, "allow") == 0)
+		for_items(ld, v, k->s, host_item, NULL);
+	else if (strcmp(k->s, "deny") == 0)
+		for_items(ld, v, k->s, host_item, &deny);
+	else if (strcmp(k->s, "examples") == 0)
+		for_pairs(ld, v, "examples", host_examples_pair, NULL);
+	else
+		ERR(ld, k, "unknown key '%s' in network.hosts (expected allow, deny, examples)", k->s);
+}
+
 static void network_pair(struct ld *ld, const struct ynode *k, const struct ynode *v, void *data)
 {
 	const char *s;
+	if (strcmp(k->s, "hosts") == 0) {
+		for_pairs(ld, v, "network.hosts", hosts_pair, NULL);
+		return;
+	}
 	if (strcmp(k->s, "default") != 0) {
-		ERR(ld, k, "unknown key '%s' in network (expected default)", k->s);
+		ERR(ld, k, "unknown key '%s' in network (expected default, hosts)", k->s);
 		return;
 	}
 	if (!(s = want_string(ld, v, k->s)))

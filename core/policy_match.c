@@ -560,6 +560,41 @@ static void network_default(const struct tg_match_env *env, const struct tg_op *
 	            "network access is denied by default in this policy");
 }
 
+/* With `network: hosts:` the proxy is the way out: a direct connection to
+ * anything but loopback (or a place an allow rule names) is refused with a
+ * reason that points at the proxy variables. DNS is refused outright, on
+ * loopback too: the proxy resolves the names it allows, and a query is
+ * itself a channel out (the name reaches whatever server answers for it).
+ * Local resolver daemons reached over unix sockets (nscd, systemd-resolved)
+ * are not refused: glibc asks nscd even for numeric names, so refusing it
+ * would print a denial for every tool (docs/proxy.md, "DNS"). */
+static void hosts_direct(const struct tg_match_env *env, const struct tg_op *op,
+                         struct tg_verdict *out)
+{
+	const struct tg_policy *p = env->p;
+	struct inet a;
+	if (!p || !p->nhosts || (op->kind != TG_OP_CONNECT && op->kind != TG_OP_SENDTO) ||
+	    out->action != TG_ACT_ALLOW)
+		return;
+	if (get_inet(op, &a) && a.port == 53) {
+		set_builtin(out, TG_ACT_DENY, EACCES, "network-hosts-dns",
+		            "DNS is refused while network.hosts is in force: the proxy resolves "
+		            "allowed names; reach hosts through $HTTPS_PROXY / $HTTP_PROXY");
+		return;
+	}
+	if (!get_inet(op, &a) || is_loopback(&a))
+		return;
+	for (size_t i = 0; i < p->nrules; i++) {
+		const struct tg_rule *r = p->rules[i];
+		if (!r->disabled_by && r->kind == TG_RULE_CONNECT && r->action == TG_ACT_ALLOW &&
+		    !r->conn.loopback && connect_matches(r, op))
+			return;
+	}
+	set_builtin(out, TG_ACT_DENY, EACCES, "network-hosts-proxy",
+	            "direct connections are refused while network.hosts is in force: use the proxy "
+	            "in $HTTPS_PROXY / $HTTP_PROXY (curl, pip, git, npm follow it)");
+}
+
 /* ---- the dynamic loader --------------------------------------------------------- */
 
 /* "ld.so PROG" maps and runs PROG without any exec of it: the kernel only
@@ -683,6 +718,7 @@ static void judge_one(const struct tg_match_env *env, const struct tg_op *op, st
 	out->action = TG_ACT_ALLOW;
 	builtin_verdict(env, op, out);
 	network_default(env, op, out);
+	hosts_direct(env, op, out);
 	const struct tg_policy *p = env->p;
 	for (size_t i = 0; p && i < p->nrules; i++) {
 		const struct tg_rule *r = p->rules[i];

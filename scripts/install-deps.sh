@@ -12,7 +12,7 @@ apt-get update -qq
 apt-get install -y -qq --no-install-recommends \
 	meson ninja-build pkg-config gcc clang libc6-dev \
 	libseccomp-dev libyaml-dev libzstd-dev libarchive-dev libcriterion-dev \
-	zstd tar git make sed perl python3 python3-jsonschema \
+	zstd tar git make sed perl python3 python3-jsonschema python3-pip curl openssl \
 	attr util-linux procps busybox man-db groff-base zsh diffutils \
 	iproute2 e2fsprogs bsdutils valgrind \
 	>/dev/null

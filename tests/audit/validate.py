@@ -22,7 +22,7 @@ except ImportError:
 
 SRC = os.environ.get("TXGUARD_SOURCE_DIR") or os.path.join(os.path.dirname(__file__), "..", "..")
 SCHEMA_DIR = os.path.join(SRC, "docs", "schema")
-SHARED_DEFS = ["time", "hex", "hex_array", "op_fields", "verdict_fields", "counts", "exit"]
+SHARED_DEFS = ["time", "hex", "hex_array", "op_fields", "verdict_fields", "counts", "exit", "conn_fields"]
 
 
 def validator(kind):

@@ -1,0 +1,33 @@
+/* run_proxy.h — the run's side of the egress proxy (core/proxy.h): start it
+ * when the policy has `network: hosts:`, point the command at it, and put
+ * its connections in the report, the log and on stderr. */
+#pragma once
+
+#include <stdbool.h>
+#include <sys/resource.h>
+
+#include "audit.h"
+#include "policy.h"
+#include "proxy.h"
+
+struct tg_run_proxy {
+	struct tg_proxy *proxy;          /* NULL when the policy has no host rules */
+	struct tg_log *log;              /* borrowed */
+	bool quiet, color;
+	struct rlimit nofile;            /* the limit the command gets back */
+	bool nofile_saved;
+	char **said;                     /* "host:port" already told on stderr */
+	char *resolve, *timeout;         /* TXGUARD_PROXY_RESOLVE / _TIMEOUT, read early */
+};
+
+/* Read the proxy's environment knobs before the environment is filtered. */
+void tg_run_proxy_init(struct tg_run_proxy *rp);
+/* Start the proxy if the policy has host rules and export HTTP_PROXY & co.
+ * 0, or -errno with *why set to a message. */
+int tg_run_proxy_start(struct tg_run_proxy *rp, const struct tg_policy *p, const char **why);
+/* In the child before exec: give back the fd limit the proxy raised. */
+void tg_run_proxy_child(const struct tg_run_proxy *rp);
+/* Stop the proxy (nothing listens afterwards) and copy its connections into
+ * the report. */
+void tg_run_proxy_finish(struct tg_run_proxy *rp, struct tg_report *report);
+void tg_run_proxy_clear(struct tg_run_proxy *rp);
