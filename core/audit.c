@@ -161,6 +161,44 @@ const char *tg_sockaddr_format(const struct sockaddr_storage *ss, socklen_t len,
 /* ------------------------------------------------------------------ */
 /* JSON pieces shared by the log and the report                        */
 
+static const char *proc_scope_name(enum tg_proc_scope s)
+{
+	switch (s) {
+	case TG_PROC_PGRP:
+		return "group";
+	case TG_PROC_USER:
+		return "user";
+	case TG_PROC_ALL:
+		return "all";
+	case TG_PROC_PID:
+		break;
+	}
+	return "process";
+}
+
+/* Whom a process call reached, and who of them is outside the tree. */
+static void json_proc(struct tg_json *j, const struct tg_proc_target *t)
+{
+	tg_json_kv_str(j, "scope", proc_scope_name(t->scope));
+	tg_json_kv_int(j, "target_pid", t->pid);
+	if (t->sig)
+		tg_json_kv_int(j, "signal", t->sig);
+	if (!t->nvictims)
+		return;
+	tg_json_key(j, "outside");
+	tg_json_begin_array(j);
+	for (size_t i = 0; i < t->nvictims; i++) {
+		tg_json_begin_object(j);
+		tg_json_kv_int(j, "pid", t->victims[i].pid);
+		tg_json_kv_int(j, "uid", t->victims[i].uid);
+		tg_json_kv_str(j, "comm", t->victims[i].comm);
+		tg_json_end_object(j);
+	}
+	tg_json_end_array(j);
+	if (t->nmore)
+		tg_json_kv_uint(j, "outside_more", t->nmore);
+}
+
 static void json_op(struct tg_json *j, const struct tg_op *op)
 {
 	tg_json_kv_int(j, "pid", op->pid);
@@ -189,6 +227,8 @@ static void json_op(struct tg_json *j, const struct tg_op *op)
 		tg_json_kv_int(j, "uid", op->uid);
 		tg_json_kv_int(j, "gid", op->gid);
 	}
+	if (op->kind == TG_OP_PROCESS)
+		json_proc(j, &op->proc);
 }
 
 static void json_verdict(struct tg_json *j, enum tg_action action, int err, bool enforced,
@@ -855,6 +895,38 @@ static void put_argv(FILE *f, char *const *argv)
 	}
 }
 
+/* "kill(SIGKILL) of process 1234 (node, uid 1000)". */
+static void put_proc(FILE *f, const struct tg_op *op)
+{
+	const struct tg_proc_target *t = &op->proc;
+	fprintf(f, "%s(", op->name ? op->name : "syscall");
+	if (t->sig > 0 && t->sig < NSIG && sigabbrev_np(t->sig))
+		fprintf(f, "SIG%s", sigabbrev_np(t->sig));
+	else if (t->sig)
+		fprintf(f, "%d", t->sig);
+	fputc(')', f);
+	if (t->scope == TG_PROC_ALL) {
+		fputs(" of every process", f);
+		return;
+	}
+	fprintf(f, " of %s %d", proc_scope_name(t->scope), (int)t->pid);
+	if (t->nvictims) {
+		fputs(t->scope == TG_PROC_PID ? " (" : " (outside: ", f);
+		for (size_t i = 0; i < t->nvictims; i++) {
+			if (i)
+				fputs(", ", f);
+			if (t->scope != TG_PROC_PID)
+				fprintf(f, "%d ", (int)t->victims[i].pid);
+			put_safe(f, t->victims[i].comm[0] ? t->victims[i].comm : "?", 16);
+			if (t->victims[i].uid >= 0)
+				fprintf(f, " uid %ld", t->victims[i].uid);
+		}
+		if (t->nmore)
+			fprintf(f, ", %zu more", t->nmore);
+		fputc(')', f);
+	}
+}
+
 static void put_what(FILE *f, const struct tg_op *op)
 {
 	const char *kind = tg_op_kind_name(op->kind);
@@ -879,6 +951,9 @@ static void put_what(FILE *f, const struct tg_op *op)
 	case TG_OP_SYSCALL:
 	case TG_OP_NONE:
 		fprintf(f, "%s()", op->name ? op->name : "syscall");
+		return;
+	case TG_OP_PROCESS:
+		put_proc(f, op);
 		return;
 	default:
 		fprintf(f, "%s ", kind);

@@ -11,6 +11,8 @@
 #include <sys/un.h>
 #include <sys/uio.h>
 #include <sys/xattr.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 #include "path.h"
 #include "syscalls.h"
@@ -130,13 +132,13 @@ done:
 
 /* The raw arguments of one call, by role. */
 struct raw {
-	uint64_t v[TG_A_HOWSIZE + 1];
-	uint32_t have;
+	uint64_t v[TG_A_COUNT];
+	uint64_t have;
 };
 
 static bool has(const struct raw *r, enum tg_arg_role role)
 {
-	return r->have & (1u << role);
+	return r->have & (1ull << role);
 }
 
 static uint64_t val(const struct raw *r, enum tg_arg_role role, uint64_t dflt)
@@ -151,7 +153,7 @@ static void collect(const struct tg_syscall *sc, const uint64_t args[6], struct 
 		if (sc->arg[i] == TG_A_NONE)
 			continue;
 		r->v[sc->arg[i]] = args[i];
-		r->have |= 1u << sc->arg[i];
+		r->have |= 1ull << sc->arg[i];
 	}
 }
 
@@ -409,6 +411,122 @@ static int decode_unix_peer(pid_t pid, struct tg_op *op)
 	return tg_path_resolve(pid, AT_FDCWD, p, true, false, &op->path);
 }
 
+/* The process a pidfd (or a /proc/PID directory fd, which
+ * pidfd_send_signal also takes) of `pid` refers to: fdinfo's "Pid:" line.
+ * -1 there means the process is gone; 0 that it lives in a pid namespace
+ * we cannot see. -EBADF when the fd is neither. */
+static int pidfd_target(pid_t pid, int fd, pid_t *out)
+{
+	char path[64];
+	_cleanup_free_ char *buf = NULL, *link = NULL;
+	size_t len;
+	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", (int)pid, fd);
+	if (tg_read_file(path, &buf, &len, 1 << 16) < 0)
+		return -EBADF;
+	const char *p = strstr(buf, "\nPid:");
+	if (p) {
+		*out = (pid_t)strtol(p + 5, NULL, 10);
+		return 0;
+	}
+	if (tg_path_of_fd(pid, fd, &link) < 0 || strncmp(link, "/proc/", 6) != 0)
+		return -EBADF;
+	char *end = NULL;
+	long n = strtol(link + 6, &end, 10);
+	if (end == link + 6 || *end || n <= 0)
+		return -EBADF;
+	*out = (pid_t)n;
+	return 0;
+}
+
+/* 0 when the group's leader lives in an ancestor pid namespace (txguard
+ * run in a container that kept its starter's group): /proc shows such a
+ * group as 0 for every member, and the tracer matches it that way. */
+static pid_t own_pgrp(pid_t pid)
+{
+	pid_t g = getpgid(pid);
+	return g > 0 ? g : 0;
+}
+
+/* setpriority/ioprio_set: `which` counted from `base` (0 or 1). */
+static int decode_which(const struct raw *r, int base, pid_t caller, struct tg_proc_target *t)
+{
+	int which = (int)(int32_t)val(r, TG_A_WHICH, 0) - base;
+	pid_t who = (pid_t)(int32_t)val(r, TG_A_PID, 0);
+	switch (which) {
+	case 0:
+		t->scope = TG_PROC_PID;
+		t->pid = who ? who : caller;
+		return 0;
+	case 1:
+		t->scope = TG_PROC_PGRP;
+		t->pid = who ? who : own_pgrp(caller);
+		return 0;
+	case 2:
+		t->scope = TG_PROC_USER;
+		t->pid = who;
+		return 0;
+	default:
+		return TG_DECODE_SKIP; /* EINVAL from the kernel */
+	}
+}
+
+static int decode_kill_pid(pid_t caller, pid_t p, struct tg_proc_target *t)
+{
+	if (p > 0) {
+		t->scope = TG_PROC_PID;
+		t->pid = p;
+	} else if (p == 0) {
+		t->scope = TG_PROC_PGRP;
+		t->pid = own_pgrp(caller);
+	} else if (p == -1) {
+		t->scope = TG_PROC_ALL;
+		t->pid = -1;
+	} else if (p == INT32_MIN) {
+		return TG_DECODE_SKIP; /* -INT_MIN overflows: ESRCH from the kernel */
+	} else {
+		t->scope = TG_PROC_PGRP;
+		t->pid = -p;
+	}
+	return 0;
+}
+
+/* Whom a TG_OP_PROCESS call reaches, from its arguments alone; the tracer
+ * then finds which of those are outside the tree. */
+static int decode_proc(pid_t pid, const struct tg_syscall *sc, const struct raw *r, struct tg_op *op)
+{
+	struct tg_proc_target *t = &op->proc;
+	t->sig = (int)(int32_t)val(r, TG_A_SIG, 0);
+	if (has(r, TG_A_NEWLIM) && val(r, TG_A_NEWLIM, 0) == 0)
+		return TG_DECODE_SKIP; /* prlimit64 that only reads */
+	if (has(r, TG_A_PID2))
+		t->pid2 = (pid_t)(int32_t)val(r, TG_A_PID2, 0);
+	if (has(r, TG_A_PIDFD)) {
+		int e = pidfd_target(pid, as_fd(r->v[TG_A_PIDFD]), &t->pid);
+		if (e < 0)
+			return e;
+		return t->pid == -1 ? TG_DECODE_SKIP : 0; /* gone: ESRCH from the kernel */
+	}
+	switch ((enum tg_procarg)sc->procarg) {
+	case TG_PROCARG_KILL:
+		return decode_kill_pid(pid, (pid_t)(int32_t)val(r, TG_A_PID, 0), t);
+	case TG_PROCARG_PRIO:
+		return decode_which(r, 0, pid, t);
+	case TG_PROCARG_IOPRIO:
+		return decode_which(r, 1, pid, t);
+	case TG_PROCARG_SELF0:
+	case TG_PROCARG_NONE:
+		break;
+	}
+	/* tgkill(tgid, tid): the thread is what the signal reaches. */
+	enum tg_arg_role role = has(r, TG_A_TID) ? TG_A_TID : TG_A_PID;
+	pid_t p = (pid_t)(int32_t)val(r, role, 0);
+	t->scope = TG_PROC_PID;
+	t->pid = p ? p : pid;
+	if (t->pid < 0)
+		return TG_DECODE_SKIP; /* EINVAL/ESRCH from the kernel */
+	return 0;
+}
+
 int tg_decode(pid_t pid, long nr, const uint64_t args[6], struct tg_op *op)
 {
 	return tg_decode_full(pid, nr, args, op, NULL);
@@ -433,6 +551,8 @@ int tg_decode_full(pid_t pid, long nr, const uint64_t args[6], struct tg_op *op,
 	op->name = sc->name;
 	op->writes = sc->writes;
 	collect(sc, args, &r);
+	if (sc->kind == TG_OP_PROCESS)
+		return decode_proc(pid, sc, &r, op);
 	e = decode_flags(pid, sc, &r, op, &resolve);
 	if (e < 0)
 		return e;

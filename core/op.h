@@ -31,6 +31,38 @@ enum tg_op_kind {
 	TG_OP_CONNECT,     /* connect: addr */
 	TG_OP_SENDTO,      /* sendto/sendmsg with an address: addr */
 	TG_OP_SYSCALL,     /* any other trapped syscall; judged by name only */
+	TG_OP_PROCESS,     /* kill/tgkill/setpriority/...: acts on the processes in `proc` */
+};
+
+/* Whom a TG_OP_PROCESS call reaches, as the call names it. */
+enum tg_proc_scope {
+	TG_PROC_PID = 0,   /* one process or thread: proc.pid */
+	TG_PROC_PGRP,      /* every process of group proc.pid */
+	TG_PROC_USER,      /* every process of user proc.pid (setpriority PRIO_USER) */
+	TG_PROC_ALL,       /* kill(-1, sig): every process the caller may signal */
+};
+
+/* At most this many processes outside the tree are named in an op; a
+ * group with more is judged on these and counted in `nmore`. */
+#define TG_PROC_MAXVICTIMS 8
+
+struct tg_proc_victim {
+	pid_t pid;
+	long uid;                /* real uid, -1 unknown */
+	char comm[16];           /* /proc/PID/comm: the program's name */
+};
+
+struct tg_proc_target {
+	enum tg_proc_scope scope;
+	pid_t pid;               /* the process, group or uid; for a group 0 is resolved to the caller's */
+	pid_t pid2;              /* kcmp's second process, 0 when none */
+	int sig;                 /* the signal, 0 for the non-signal calls */
+	/* Filled by the tracer, which alone knows the tree: the processes the
+	 * call would reach that are not in the traced tree. */
+	struct tg_proc_victim victims[TG_PROC_MAXVICTIMS];
+	size_t nvictims;
+	size_t nmore;            /* outside processes beyond victims[] */
+	bool whole_user;         /* scope USER or ALL: processes nobody can list in advance */
 };
 
 struct tg_op {
@@ -64,12 +96,22 @@ struct tg_op {
 	struct sockaddr_storage addr;
 	socklen_t addrlen;
 
+	/* TG_OP_PROCESS */
+	struct tg_proc_target proc;
+
 	/* Set by the decoder: the call may change the filesystem at path/path2. */
 	bool writes;
 };
 
 /* Free what tg_op owns and reset it to zeroes. Accepts NULL. */
 void tg_op_clear(struct tg_op *op);
+
+/* True when a TG_OP_PROCESS op reaches a process outside the tree. */
+static inline bool tg_op_reaches_outside(const struct tg_op *op)
+{
+	return op->kind == TG_OP_PROCESS &&
+	       (op->proc.nvictims || op->proc.nmore || op->proc.whole_user);
+}
 
 /* Human name of a kind ("exec", "open", "unlink", ...). */
 const char *tg_op_kind_name(enum tg_op_kind kind);

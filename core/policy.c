@@ -68,6 +68,8 @@ void tg_rule_free(struct tg_rule *r)
 	tg_strlist_clear(&r->conn.unix_paths);
 	free(r->conn.cidr);
 	free(r->conn.ports);
+	tg_strlist_clear(&r->proc.program);
+	free(r->proc.uids);
 	examples_free(r->match, r->nmatch);
 	examples_free(r->not_match, r->nnot_match);
 	free(r);
@@ -384,6 +386,8 @@ static int example_op(const struct tg_rule *r, const char *text, struct tg_op *o
 		return 0;
 	case TG_RULE_CONNECT:
 		return example_connect_op(text, op);
+	case TG_RULE_PROCESS:
+		return tg_example_process_op(text, op);
 	default:
 		return -EINVAL;
 	}
@@ -488,7 +492,7 @@ static void json_strv(FILE *out, char *const *v, size_t n)
 
 static const char *kind_name(enum tg_rule_kind k)
 {
-	static const char *const names[] = { "exec", "path", "syscall", "connect", "disable" };
+	static const char *const names[] = { "exec", "path", "syscall", "connect", "process", "disable" };
 	return names[k];
 }
 

@@ -24,6 +24,7 @@ enum tg_rule_kind {
 	TG_RULE_PATH,
 	TG_RULE_SYSCALL,
 	TG_RULE_CONNECT,
+	TG_RULE_PROCESS,
 	TG_RULE_DISABLE,   /* only ever transient while loading */
 };
 
@@ -71,6 +72,13 @@ struct tg_connect_match {
 	bool any_inet;                  /* only ports given */
 };
 
+/* Processes outside the tree that calls of the tree may act on. */
+struct tg_process_match {
+	struct tg_strlist program;      /* globs on the program name (/proc/PID/comm) */
+	long *uids;
+	size_t nuids;
+};
+
 struct tg_example {
 	char *text;
 	unsigned line, col;
@@ -109,6 +117,7 @@ struct tg_rule {
 	struct tg_path_match path;
 	struct tg_strlist syscalls;
 	struct tg_connect_match conn;
+	struct tg_process_match proc;
 
 	struct tg_example *match, *not_match;
 	size_t nmatch, nnot_match;
@@ -173,6 +182,8 @@ void tg_loader_op_clear(struct tg_op *in);
 int tg_policy_exec_op(char *const *argv, struct tg_op *op);
 /* Check one rule's examples; print failures, return their count. */
 int tg_rule_check_examples(const struct tg_policy *p, const struct tg_rule *r, FILE *out);
+/* policy_match.c: the op of a process rule's example ("node uid=1000"). */
+int tg_example_process_op(const char *text, struct tg_op *op);
 /* Builtin writable places that exist whatever the policy says. */
 extern const char *const tg_policy_builtin_writable[];
 /* policy.c: after a successful load, build the derived tables. 0 or -ENOMEM. */

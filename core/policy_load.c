@@ -625,6 +625,35 @@ static void connect_pair(struct ld *ld, const struct ynode *k, const struct ynod
 		ERR(ld, k, "unknown key '%s' in connect (expected unix, cidr, ports, loopback)", k->s);
 }
 
+/* ---- process matcher ------------------------------------------------------- */
+
+static void uid_item(struct ld *ld, const struct ynode *n, void *data)
+{
+	struct tg_process_match *pm = data;
+	char *end = NULL;
+	unsigned long u = strtoul(n->s, &end, 10);
+	if (end == n->s || *end || n->s[0] == '-' || u > 0xfffffffeul) {
+		ERR(ld, n, "bad uid '%s' (expected a number)", n->s);
+		return;
+	}
+	long *v = realloc(pm->uids, (pm->nuids + 1) * sizeof(*v));
+	if (!v)
+		return;
+	pm->uids = v;
+	v[pm->nuids++] = (long)u;
+}
+
+static void process_pair(struct ld *ld, const struct ynode *k, const struct ynode *v, void *data)
+{
+	struct tg_process_match *pm = data;
+	if (strcmp(k->s, "program") == 0)
+		take_list(ld, v, k->s, LIST_GLOB, &pm->program);
+	else if (strcmp(k->s, "uid") == 0)
+		for_items(ld, v, k->s, uid_item, pm);
+	else
+		ERR(ld, k, "unknown key '%s' in process (expected program, uid)", k->s);
+}
+
 /* ---- examples ---------------------------------------------------------- */
 
 struct ex_ctx {
@@ -725,6 +754,9 @@ static void rule_matcher(struct ld *ld, struct rule_ctx *c, const struct ynode *
 	} else if (strcmp(k->s, "syscall") == 0) {
 		r->kind = TG_RULE_SYSCALL;
 		take_list(ld, v, "syscall", LIST_SYSCALL, &r->syscalls);
+	} else if (strcmp(k->s, "process") == 0) {
+		r->kind = TG_RULE_PROCESS;
+		for_pairs(ld, v, "process", process_pair, &r->proc);
 	} else {
 		r->kind = TG_RULE_CONNECT;
 		for_pairs(ld, v, "connect", connect_pair, &r->conn);
@@ -753,13 +785,14 @@ static void rule_pair(struct ld *ld, const struct ynode *k, const struct ynode *
 		c->has_disabled = true;
 		want_bool(ld, v, key, &c->disabled);
 	} else if (strcmp(key, "exec") == 0 || strcmp(key, "path") == 0 ||
-	           strcmp(key, "syscall") == 0 || strcmp(key, "connect") == 0) {
+	           strcmp(key, "syscall") == 0 || strcmp(key, "connect") == 0 ||
+	           strcmp(key, "process") == 0) {
 		rule_matcher(ld, c, k, v);
 	} else if (strcmp(key, "examples") == 0) {
 		for_pairs(ld, v, "examples", examples_pair, r);
 	} else {
 		ERR(ld, k, "unknown key '%s' in rule (expected id, reason, action, errno, disabled, exec, "
-		           "path, syscall, connect, examples)", key);
+		           "path, syscall, connect, process, examples)", key);
 	}
 }
 
@@ -797,6 +830,11 @@ static void rule_validate(struct ld *ld, struct rule_ctx *c, const struct ynode 
 	    !r->conn.ncidr && !r->conn.nports && !r->conn.loopback)
 		ERR(ld, c->matcher_node, "connect rule '%s' needs unix, cidr, ports or loopback", r->id);
 	r->conn.any_inet = r->conn.nports && !r->conn.ncidr && !r->conn.loopback;
+	if (r->kind == TG_RULE_PROCESS && c->has_action && r->action != TG_ACT_ALLOW)
+		ERR(ld, c->action_node, "process rules name outside processes the command may act on: "
+		                        "only action: allow");
+	if (r->kind == TG_RULE_PROCESS && c->nmatchers == 1 && !r->proc.program.n && !r->proc.nuids)
+		ERR(ld, c->matcher_node, "process rule '%s' needs program or uid", r->id);
 }
 
 static struct tg_rule *find_rule(struct tg_policy *p, const char *id, size_t *idx)

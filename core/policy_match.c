@@ -435,6 +435,98 @@ static bool connect_matches(const struct tg_rule *r, const struct tg_op *op)
 	return false;
 }
 
+static void set_builtin(struct tg_verdict *out, enum tg_action a, int err, const char *id,
+                        const char *reason)
+{
+	out->action = a;
+	out->err = err;
+	out->rule_id = id;
+	out->reason = reason;
+	out->source = "builtin";
+}
+
+/* ---- other processes -------------------------------------------------------------- */
+
+static bool victim_matches(const struct tg_process_match *m, const struct tg_proc_victim *v)
+{
+	bool name = m->program.n == 0, uid = m->nuids == 0;
+	for (size_t i = 0; i < m->program.n && !name; i++)
+		name = v->comm[0] && gmatch(m->program.v[i], v->comm, TG_GLOB_STRING, false);
+	for (size_t i = 0; i < m->nuids && !uid; i++)
+		uid = v->uid == m->uids[i];
+	return name && uid;
+}
+
+/* An allow rule covers a call when it names every outside process the call
+ * reaches; "every process of a user" or a group too large to list names
+ * processes no rule can have seen. */
+static bool process_matches(const struct tg_rule *r, const struct tg_op *op)
+{
+	const struct tg_proc_target *t = &op->proc;
+	if (op->kind != TG_OP_PROCESS || !t->nvictims || t->nmore || t->whole_user)
+		return false;
+	for (size_t i = 0; i < t->nvictims; i++)
+		if (!victim_matches(&r->proc, &t->victims[i]))
+			return false;
+	return true;
+}
+
+static const char signal_reason[] =
+	"the signal would reach a process outside the traced tree (named above), which txguard cannot "
+	"undo; send it yourself outside txguard, or allow that program for this job with a "
+	"'process:' allow rule in a policy file (-p FILE)";
+static const char process_reason[] =
+	"the call acts on a process outside the traced tree (its priority, limits, CPUs or memory); "
+	"do it yourself outside txguard, or allow that program for this job with a 'process:' allow "
+	"rule in a policy file (-p FILE)";
+
+/* Signals and the like stay inside the traced tree unless a rule names
+ * the outside process. */
+static void process_default(const struct tg_match_env *env, const struct tg_op *op,
+                            struct tg_verdict *out)
+{
+	const struct tg_policy *p = env->p;
+	if (!tg_op_reaches_outside(op))
+		return;
+	for (size_t i = 0; p && i < p->nrules; i++) {
+		const struct tg_rule *r = p->rules[i];
+		if (!r->disabled_by && r->kind == TG_RULE_PROCESS && process_matches(r, op))
+			return;
+	}
+	if (op->proc.sig)
+		set_builtin(out, TG_ACT_DENY, EPERM, "signal-outside-tree", signal_reason);
+	else
+		set_builtin(out, TG_ACT_DENY, EPERM, "process-outside-tree", process_reason);
+}
+
+/* "node", "node uid=1000": an outside process for `policy check`. */
+int tg_example_process_op(const char *text, struct tg_op *op)
+{
+	struct tg_proc_victim *v = &op->proc.victims[0];
+	const char *sp = strchr(text, ' ');
+	size_t l = sp ? (size_t)(sp - text) : strlen(text);
+	memset(op, 0, sizeof(*op));
+	op->kind = TG_OP_PROCESS;
+	op->name = "kill";
+	op->proc.sig = 15;
+	op->proc.pid = 4242;
+	op->proc.nvictims = 1;
+	v->pid = 4242;
+	v->uid = -1;
+	if (l == 0 || l >= sizeof(v->comm))
+		return -EINVAL;
+	memcpy(v->comm, text, l);
+	if (sp) {
+		char *end = NULL;
+		if (strncmp(sp, " uid=", 5) != 0)
+			return -EINVAL;
+		v->uid = strtol(sp + 5, &end, 10);
+		if (end == sp + 5 || *end)
+			return -EINVAL;
+	}
+	return 0;
+}
+
 /* ---- decide ---------------------------------------------------------------------- */
 
 bool tg_rule_matches(const struct tg_rule *r, const struct tg_match_env *env, const struct tg_op *op)
@@ -453,19 +545,11 @@ bool tg_rule_matches(const struct tg_rule *r, const struct tg_match_env *env, co
 		return false;
 	case TG_RULE_CONNECT:
 		return (op->kind == TG_OP_CONNECT || op->kind == TG_OP_SENDTO) && connect_matches(r, op);
+	case TG_RULE_PROCESS:
+		return process_matches(r, op);
 	default:
 		return false;
 	}
-}
-
-static void set_builtin(struct tg_verdict *out, enum tg_action a, int err, const char *id,
-                        const char *reason)
-{
-	out->action = a;
-	out->err = err;
-	out->rule_id = id;
-	out->reason = reason;
-	out->source = "builtin";
 }
 
 static bool is_write_open(const struct tg_op *op)
@@ -719,6 +803,7 @@ static void judge_one(const struct tg_match_env *env, const struct tg_op *op, st
 	builtin_verdict(env, op, out);
 	network_default(env, op, out);
 	hosts_direct(env, op, out);
+	process_default(env, op, out);
 	const struct tg_policy *p = env->p;
 	for (size_t i = 0; p && i < p->nrules; i++) {
 		const struct tg_rule *r = p->rules[i];

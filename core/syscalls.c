@@ -55,6 +55,12 @@
 #ifndef SYS_open_tree_attr
 #define SYS_open_tree_attr 467
 #endif
+#ifndef SYS_pidfd_send_signal
+#define SYS_pidfd_send_signal 424
+#endif
+#ifndef SYS_process_madvise
+#define SYS_process_madvise 440
+#endif
 #ifndef SECCOMP_FILTER_FLAG_NEW_LISTENER
 #define SECCOMP_FILTER_FLAG_NEW_LISTENER (1UL << 3)
 #endif
@@ -81,6 +87,15 @@
 #define MUT(nr_, name_, kind_, ...) TRAP(nr_, name_, kind_, .writes = true, __VA_ARGS__)
 #define DENY(nr_, name_, err_) \
 	{ .nr = (nr_), .name = (name_), .kind = TG_OP_SYSCALL, .trap = TG_DENY, .err = (err_) }
+
+/* A call on other processes: trapped when `cond` holds (or always). */
+#define PROC_(trap_, nr_, name_, how_, ...) \
+	{ .nr = (nr_), .name = (name_), .kind = TG_OP_PROCESS, .trap = (trap_), .procarg = (how_), \
+	  __VA_ARGS__ }
+#define PROC(...) PROC_(TG_TRAP_IF, __VA_ARGS__)
+#define PROC_ALWAYS(...) PROC_(TG_TRAP_ALWAYS, __VA_ARGS__)
+#define SIG_NZ(a) .cond = { { (a), TG_CMP_NE, 0, 0 } }, .ncond = 1
+#define PID_NZ .cond = { { 0, TG_CMP_NE, 0, 0 } }, .ncond = 1
 
 static const struct tg_syscall table[] = {
 	/* exec: argv is vetted here and re-checked at PTRACE_EVENT_EXEC. */
@@ -158,6 +173,35 @@ static const struct tg_syscall table[] = {
 	{ .nr = SYS_sendmmsg, .name = "sendmmsg", .kind = TG_OP_SENDTO, .trap = TG_TRAP_NET,
 	  A(FD, TG_A_MMSG, TG_A_VLEN) },
 
+	/* Calls that act on another process: signals, priorities, limits,
+	 * affinity. Only the tracer knows which pids are the tree's, so these
+	 * stop; BPF lets through what is surely the caller's own business
+	 * (signal 0 is only a probe, pid 0 is the caller itself), which is
+	 * what nice, ionice, ulimit, raise() of a signal 0 and the C library's
+	 * getrlimit/setrlimit do. kill(-1, sig), every process the caller may
+	 * signal, stops too and is refused there. */
+	PROC(SYS_kill, "kill", TG_PROCARG_KILL, A(TG_A_PID, TG_A_SIG), SIG_NZ(1)),
+	PROC(SYS_tkill, "tkill", TG_PROCARG_SELF0, A(TG_A_TID, TG_A_SIG), SIG_NZ(1)),
+	PROC(SYS_tgkill, "tgkill", TG_PROCARG_SELF0, A(TG_A_PID, TG_A_TID, TG_A_SIG), SIG_NZ(2)),
+	PROC(SYS_rt_sigqueueinfo, "rt_sigqueueinfo", TG_PROCARG_SELF0, A(TG_A_PID, TG_A_SIG), SIG_NZ(1)),
+	PROC(SYS_rt_tgsigqueueinfo, "rt_tgsigqueueinfo", TG_PROCARG_SELF0,
+	     A(TG_A_PID, TG_A_TID, TG_A_SIG), SIG_NZ(2)),
+	PROC(SYS_pidfd_send_signal, "pidfd_send_signal", TG_PROCARG_NONE, A(TG_A_PIDFD, TG_A_SIG), SIG_NZ(1)),
+	PROC(SYS_setpriority, "setpriority", TG_PROCARG_PRIO, A(TG_A_WHICH, TG_A_PID),
+	     .cond = { { 0, TG_CMP_NE, 0, 0 }, { 1, TG_CMP_NE, 0, 0 } }, .ncond = 2),
+	PROC(SYS_ioprio_set, "ioprio_set", TG_PROCARG_IOPRIO, A(TG_A_WHICH, TG_A_PID),
+	     .cond = { { 0, TG_CMP_NE, 0, 1 }, { 1, TG_CMP_NE, 0, 0 } }, .ncond = 2),
+	PROC(SYS_prlimit64, "prlimit64", TG_PROCARG_SELF0, A(TG_A_PID, N, TG_A_NEWLIM), PID_NZ),
+	PROC(SYS_sched_setaffinity, "sched_setaffinity", TG_PROCARG_SELF0, A(TG_A_PID), PID_NZ),
+	PROC(SYS_sched_setscheduler, "sched_setscheduler", TG_PROCARG_SELF0, A(TG_A_PID), PID_NZ),
+	PROC(SYS_sched_setparam, "sched_setparam", TG_PROCARG_SELF0, A(TG_A_PID), PID_NZ),
+	PROC(SYS_sched_setattr, "sched_setattr", TG_PROCARG_SELF0, A(TG_A_PID), PID_NZ),
+	/* No pid 0 shortcut: these name the process explicitly, and are rare. */
+	PROC_ALWAYS(SYS_process_madvise, "process_madvise", TG_PROCARG_NONE, A(TG_A_PIDFD)),
+	PROC_ALWAYS(SYS_kcmp, "kcmp", TG_PROCARG_SELF0, A(TG_A_PID, TG_A_PID2)),
+	/* Reading another process's memory reads its secrets. */
+	PROC_ALWAYS(SYS_process_vm_readv, "process_vm_readv", TG_PROCARG_SELF0, A(TG_A_PID)),
+
 	/* Fixed errno, decided in BPF without a stop. */
 	DENY(SYS_io_uring_setup, "io_uring_setup", EPERM),
 	DENY(SYS_io_uring_enter, "io_uring_enter", EPERM),
@@ -203,10 +247,6 @@ static const struct tg_syscall table[] = {
 	{ .nr = SYS_ioctl, .name = "ioctl", .kind = TG_OP_SYSCALL, .trap = TG_DENY_IF, .err = EPERM,
 	  .cond = { { 1, TG_CMP_MASKED_EQ, 0xffffffffu, TIOCSTI },
 	            { 1, TG_CMP_MASKED_EQ, 0xffffffffu, TIOCLINUX } }, .ncond = 2 },
-	/* kill(-1, sig) signals every process the caller may signal: as root
-	 * in CI that is the whole machine, txguard included. */
-	{ .nr = SYS_kill, .name = "kill", .kind = TG_OP_SYSCALL, .trap = TG_DENY_IF, .err = EPERM,
-	  .cond = { { 0, TG_CMP_MASKED_EQ, 0xffffffffu, 0xffffffffu } }, .ncond = 1 },
 	/* The clock and process accounting are the machine's, not the workspace's. */
 	DENY(SYS_settimeofday, "settimeofday", EPERM),
 	DENY(SYS_clock_settime, "clock_settime", EPERM),

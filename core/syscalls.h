@@ -47,6 +47,23 @@ enum tg_arg_role {
 	TG_A_VLEN,      /* sendmmsg vector length */
 	TG_A_HOW,       /* struct open_how * */
 	TG_A_HOWSIZE,
+	TG_A_PID,       /* the process acted on (meaning per `procarg`) */
+	TG_A_TID,       /* tkill/tgkill/rt_tgsigqueueinfo: the thread */
+	TG_A_PID2,      /* kcmp: the second process */
+	TG_A_PIDFD,     /* pidfd_send_signal, process_madvise: a pidfd (or /proc/PID dir fd) */
+	TG_A_SIG,       /* signal number */
+	TG_A_WHICH,     /* setpriority/ioprio_set: PRIO_PROCESS/PGRP/USER */
+	TG_A_NEWLIM,    /* prlimit64: new limit (NULL = only reads) */
+	TG_A_COUNT,
+};
+
+/* How a TG_A_PID argument names processes. */
+enum tg_procarg {
+	TG_PROCARG_NONE = 0,
+	TG_PROCARG_SELF0,  /* 0 = the caller itself, else a pid or tid */
+	TG_PROCARG_KILL,   /* kill(2): >0 pid, 0 own group, -1 all, < -1 group -pid */
+	TG_PROCARG_PRIO,   /* setpriority: which 0/1/2 = process/group/user; who 0 = own */
+	TG_PROCARG_IOPRIO, /* ioprio_set: which 1/2/3 = process/group/user; who 0 = own */
 };
 
 /* Does the call act on the last component of `path` through a symlink? */
@@ -86,6 +103,7 @@ struct tg_syscall {
 	bool writes;                      /* the call mutates the filesystem */
 	bool null_path_is_fd;             /* utimensat(fd, NULL, ...) acts on fd */
 	bool unix_path;                   /* bind(): an AF_UNIX address creates a file */
+	uint8_t procarg;                  /* enum tg_procarg for TG_A_PID */
 };
 
 /* The whole table and its length. */

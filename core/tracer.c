@@ -9,6 +9,7 @@
  */
 #include "tracer.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/audit.h>
@@ -207,19 +208,24 @@ static void resume(pid_t pid, int sig)
 }
 
 /* Skip the call: orig_rax = -1 means "no syscall", and rax is what the
- * tracee sees returned, so the call fails with exactly -err and nothing
- * else about the process changes. */
-static int deny(pid_t pid, int err)
+ * tracee sees returned (-err for a failure), so nothing else about the
+ * process changes. */
+static int skip_call(pid_t pid, long ret)
 {
 	struct user_regs_struct regs;
 	if (ptrace(PTRACE_GETREGS, pid, 0L, &regs) < 0)
 		return -errno;
 	regs.orig_rax = (unsigned long long)-1LL;
-	regs.rax = (unsigned long long)(long long)-err;
+	regs.rax = (unsigned long long)ret;
 	if (ptrace(PTRACE_SETREGS, pid, 0L, &regs) < 0)
 		return -errno;
 	resume(pid, 0);
 	return 0;
+}
+
+static int deny(pid_t pid, int err)
+{
+	return skip_call(pid, -(long)err);
 }
 
 /* ---- event classification (strace's next_event) ---- */
@@ -343,6 +349,166 @@ static void remember_exec(struct tracer *t, pid_t pid, const struct tg_op *op, c
 	/* Without a record the exec event will kill the tree: fail closed. */
 }
 
+/* ---- calls on other processes ---- */
+
+/* A process (any thread of it) of the traced tree. The table holds every
+ * task from its first stop (before its parent's fork returns, so before
+ * anyone in the tree can know its pid) to its exit: a pid not in it is
+ * someone else's, or nobody's. */
+static bool in_tree(struct tracer *t, pid_t pid)
+{
+	if (task_find(t, pid))
+		return true;
+	for (size_t i = 0; i < TG_TASK_BUCKETS; i++)
+		for (struct task *k = t->buckets[i]; k; k = k->next)
+			if (k->tgid == pid)
+				return true;
+	return false;
+}
+
+/* state and pgrp from /proc/PID/stat (after the comm, which may hold
+ * anything, ')' included). */
+static bool read_stat(pid_t pid, char *state, pid_t *pgrp)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	const char *p = strrchr(buf, ')');
+	int ppid, g;
+	if (!p || sscanf(p + 1, " %c %d %d", state, &ppid, &g) != 3)
+		return false;
+	*pgrp = g;
+	return true;
+}
+
+static void add_victim(struct tg_proc_target *pt, pid_t pid)
+{
+	if (pt->nvictims == TG_PROC_MAXVICTIMS) {
+		pt->nmore++;
+		return;
+	}
+	struct tg_proc_victim *v = &pt->victims[pt->nvictims++];
+	char path[64];
+	_cleanup_free_ char *buf = NULL;
+	size_t len;
+	v->pid = pid;
+	v->uid = -1;
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	if (tg_read_file(path, &buf, &len, 64) == 0) {
+		len = strcspn(buf, "\n");
+		snprintf(v->comm, sizeof(v->comm), "%.*s", (int)len, buf);
+	}
+	free(buf);
+	buf = NULL;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (tg_read_file(path, &buf, &len, 1 << 16) == 0) {
+		const char *u = strstr(buf, "\nUid:");
+		if (u)
+			v->uid = strtol(u + 5, NULL, 10);
+	}
+}
+
+static bool exists(pid_t pid)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	return access(path, F_OK) == 0;
+}
+
+/* Every live process of group `pgrp`: those outside the tree become
+ * victims. -ESRCH when the group is empty, as kill(2) would say. */
+static int group_victims(struct tracer *t, pid_t pgrp, struct tg_proc_target *pt)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	bool any = false;
+	if (!d)
+		return -errno;
+	while ((e = readdir(d))) {
+		char *end = NULL, state;
+		pid_t g;
+		long n = strtol(e->d_name, &end, 10);
+		if (end == e->d_name || *end || n <= 0)
+			continue;
+		if (!read_stat((pid_t)n, &state, &g) || g != pgrp || state == 'Z' || state == 'X')
+			continue;
+		any = true;
+		if (!in_tree(t, (pid_t)n))
+			add_victim(pt, (pid_t)n);
+	}
+	closedir(d);
+	return any ? 0 : -ESRCH;
+}
+
+static int pid_victim(struct tracer *t, pid_t pid, struct tg_proc_target *pt)
+{
+	char state;
+	pid_t g;
+	if (in_tree(t, pid))
+		return 0;
+	/* Nobody: fail as the kernel would, rather than let the call race
+	 * with an outside process taking the pid. */
+	if (!exists(pid))
+		return -ESRCH;
+	/* A zombie (a child of the tree that exited and left the table, not
+	 * yet reaped) holds its pid and feels nothing: timeout's SIGCONT
+	 * after its SIGTERM lands there. */
+	if (read_stat(pid, &state, &g) && (state == 'Z' || state == 'X'))
+		return 0;
+	add_victim(pt, pid);
+	return 0;
+}
+
+/* Fill op->proc's victims: the processes the call reaches outside the
+ * tree. 0, or the -errno the call fails with without running. */
+static int find_victims(struct tracer *t, struct tg_op *op)
+{
+	struct tg_proc_target *pt = &op->proc;
+	int r;
+	switch (pt->scope) {
+	case TG_PROC_PID:
+		/* 0: a pidfd of a process in a pid namespace we cannot see. */
+		if (pt->pid == 0) {
+			add_victim(pt, 0);
+			return 0;
+		}
+		r = pid_victim(t, pt->pid, pt);
+		if (r == 0 && pt->pid2 > 0)
+			r = pid_victim(t, pt->pid2, pt);
+		return r;
+	case TG_PROC_PGRP:
+		return pt->pid >= 0 ? group_victims(t, pt->pid, pt) : -ESRCH;
+	case TG_PROC_USER:
+	case TG_PROC_ALL:
+		pt->whole_user = true;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* A group signal refused because the group holds outside processes still
+ * reaches the group's members in the tree, as kill(2) does when the caller
+ * may signal only some of a group: it succeeds when one got it. The
+ * tracer sends it (the receivers see txguard's pid as the sender). */
+static bool signal_tree_group(struct tracer *t, const struct tg_op *op)
+{
+	const struct tg_proc_target *pt = &op->proc;
+	bool sent = false;
+	if (pt->scope != TG_PROC_PGRP || pt->sig <= 0 || op->nr != SYS_kill)
+		return false;
+	for (size_t i = 0; i < TG_TASK_BUCKETS; i++)
+		for (struct task *k = t->buckets[i]; k; k = k->next)
+			if (k->tid == k->tgid && getpgid(k->tid) == pt->pid && kill(k->tid, pt->sig) == 0)
+				sent = true;
+	return sent;
+}
+
 static void judge(struct tracer *t, pid_t pid, const struct tg_op *op, const uint64_t args[6],
                   const char *raw)
 {
@@ -357,6 +523,11 @@ static void judge(struct tracer *t, pid_t pid, const struct tg_op *op, const uin
 		resume(pid, 0);
 		break;
 	case TG_DEC_DENY:
+		if (op->kind == TG_OP_PROCESS && signal_tree_group(t, op)) {
+			if (skip_call(pid, 0) < 0)
+				kill_tree(t);
+			break;
+		}
 		if (deny(pid, dec.err > 0 ? dec.err : EPERM) < 0 && errno != ESRCH)
 			kill_tree(t);
 		break;
@@ -392,6 +563,8 @@ static void on_seccomp(struct tracer *t, pid_t pid, int status)
 	}
 	_cleanup_free_ char *raw = NULL;
 	int r = tg_decode_full(pid, (long)info.seccomp.nr, info.seccomp.args, &op, &raw);
+	if (r == 0 && op.kind == TG_OP_PROCESS)
+		r = find_victims(t, &op);
 	if (r == TG_DECODE_SKIP)
 		resume(pid, 0);
 	else if (r < 0)

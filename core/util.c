@@ -282,6 +282,7 @@ const char *tg_op_kind_name(enum tg_op_kind kind)
 		[TG_OP_MKNOD] = "mknod", [TG_OP_TRUNCATE] = "truncate", [TG_OP_CHMOD] = "chmod",
 		[TG_OP_CHOWN] = "chown", [TG_OP_UTIMES] = "utimes", [TG_OP_XATTR] = "xattr",
 		[TG_OP_CONNECT] = "connect", [TG_OP_SENDTO] = "sendto", [TG_OP_SYSCALL] = "syscall",
+		[TG_OP_PROCESS] = "process",
 	};
 	if ((size_t)kind < TG_ARRAY_SIZE(names) && names[kind])
 		return names[kind];

@@ -87,3 +87,23 @@ Test(corpus, destructive_commands_are_stopped)
 	cr_expect_geq(t.lines, 150);
 	cr_expect_eq(t.deny + t.kill, t.lines);
 }
+
+/* Off the machine (issue 14): clusters, clouds, forges, database servers,
+ * registries and the machine's services, and the same tools' everyday use. */
+Test(corpus, offmachine_destructive_commands_are_stopped)
+{
+	struct tally t = run_corpus("offmachine.txt", must_stop);
+	fprintf(stderr, "off-machine corpus: %zu commands, %zu denied, %zu killed, %zu allowed\n",
+	        t.lines, t.deny, t.kill, t.allow + t.audit);
+	cr_expect_geq(t.lines, 150);
+	cr_expect_eq(t.deny + t.kill, t.lines);
+}
+
+Test(corpus, offmachine_benign_commands_are_allowed)
+{
+	struct tally t = run_corpus("offmachine-benign.txt", must_pass);
+	fprintf(stderr, "off-machine benign corpus: %zu commands, %zu allowed, %zu audited, %zu denied\n",
+	        t.lines, t.allow, t.audit, t.deny + t.kill);
+	cr_expect_geq(t.lines, 150);
+	cr_expect_eq(t.deny + t.kill, 0);
+}

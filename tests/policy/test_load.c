@@ -401,7 +401,10 @@ Test(merge, files_lists_what_was_loaded_in_order, .init = mk_tmp, .fini = rm_tmp
 	size_t n = 0;
 	const char *const *f = tg_policy_files(p, &n);
 	static const char *const dflt[] = { "00-base.yaml", "10-exec.yaml", "20-git.yaml",
-		                            "30-network.yaml", "40-limits.yaml", "50-syscalls.yaml" };
+		                            "30-network.yaml", "40-limits.yaml", "50-syscalls.yaml",
+		                            "60-kubernetes.yaml", "61-iac.yaml", "62-cloud.yaml",
+		                            "63-forges.yaml", "64-databases.yaml", "65-containers.yaml",
+		                            "66-publishing.yaml", "67-services.yaml" };
 	size_t nd = TG_ARRAY_SIZE(dflt);
 	cr_assert_eq(n, nd + 4, "got %zu files", n);
 	for (size_t i = 0; i < nd; i++) {
