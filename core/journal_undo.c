@@ -141,6 +141,16 @@ static void remap_add(struct undo *u, const struct tg_jmeta *old, int pfd, const
 
 static bool is_mark(const struct remap *r);
 
+/* Unchanged since before the transaction began (its ctime, which nothing
+ * but the kernel sets, is older): a call journaled but refused by the
+ * kernel (an append-only or immutable file, EACCES) left nothing to undo,
+ * and the restore must not fail trying to rewrite what it may not write. */
+static bool untouched(const struct undo *u, const struct stat *st, const struct tg_jmeta *m)
+{
+	uint64_t c = (uint64_t)st->st_ctim.tv_sec * 1000000000u + (uint64_t)st->st_ctim.tv_nsec;
+	return st->st_dev == m->dev && st->st_ino == m->ino && c < u->j->info.started_ns;
+}
+
 /* Undoing a committed run after newer ones were undone: their restores may
  * have recreated objects this run's records name (a directory this run made,
  * removed by a newer run, is back with a new inode). Their remaps, not their
@@ -281,6 +291,8 @@ static int apply_meta(struct undo *u, const char *rel, const struct tg_jmeta *m,
 		return errno == ENOENT ? 0 : -errno;
 	if ((st.st_mode & S_IFMT) != (m->mode & S_IFMT))
 		return 0; /* not the object this record describes */
+	if (untouched(u, &st, m))
+		return 0;
 	if (st.st_uid != m->uid || st.st_gid != m->gid) {
 		e = rel[0] ? fchownat(pfd, leaf, m->uid, m->gid, AT_SYMLINK_NOFOLLOW) : fchown(wsfd, m->uid, m->gid);
 		if (e < 0 && (errno != EPERM || geteuid() == 0))
@@ -451,6 +463,28 @@ static int open_for_restore(int pfd, const char *leaf, int extra)
 	return fd < 0 ? -errno : fd;
 }
 
+static int set_inode_flags(int pfd, const char *leaf, int flags)
+{
+	_cleanup_close_ int fd = openat(pfd, leaf, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	return ioctl(fd, FS_IOC_SETFLAGS, &flags) < 0 ? -errno : 0;
+}
+
+/* Clear FS_APPEND_FL and FS_IMMUTABLE_FL (needs CAP_LINUX_IMMUTABLE):
+ * the flags it had, or -errno when it had neither or they stay. */
+static int lift_inode_flags(int pfd, const char *leaf)
+{
+	_cleanup_close_ int fd = openat(pfd, leaf, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	int flags = 0;
+	if (fd < 0 || ioctl(fd, FS_IOC_GETFLAGS, &flags) < 0)
+		return -EPERM;
+	if (!(flags & (FS_APPEND_FL | FS_IMMUTABLE_FL)))
+		return -EPERM;
+	int lifted = flags & ~(FS_APPEND_FL | FS_IMMUTABLE_FL);
+	return ioctl(fd, FS_IOC_SETFLAGS, &lifted) < 0 ? -EPERM : flags;
+}
+
 static int undo_content(struct undo *u, const struct tg_jrec *r)
 {
 	const char *leaf;
@@ -460,16 +494,24 @@ static int undo_content(struct undo *u, const struct tg_jrec *r)
 	struct stat st;
 	if (fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return errno == ENOENT ? 0 : -errno;
-	if (!S_ISREG(st.st_mode))
+	if (!S_ISREG(st.st_mode) || untouched(u, &st, &r->meta))
 		return 0;
 	/* Into the same inode: every hard link of the group sees the old bytes. */
 	_cleanup_close_ int fd = open_for_restore(pfd, leaf, 0);
-	if (fd < 0)
-		return fd;
-	int e = write_content(u, r, fd);
-	if (e < 0)
-		return e;
-	return apply_meta(u, r->path, &r->meta, r->aux, r->aux_len);
+	int saved = -1;
+	if (fd == -EPERM) {
+		/* An append-only (or immutable) file the run appended to as root:
+		 * lift the flag for the restore, put it back after. */
+		saved = lift_inode_flags(pfd, leaf);
+		if (saved >= 0)
+			fd = open_for_restore(pfd, leaf, 0);
+	}
+	int e = fd < 0 ? fd : write_content(u, r, fd);
+	if (!e)
+		e = apply_meta(u, r->path, &r->meta, r->aux, r->aux_len);
+	if (saved >= 0)
+		set_inode_flags(pfd, leaf, saved);
+	return e;
 }
 
 static int undo_stashed(struct undo *u, const struct tg_jrec *r)
@@ -545,6 +587,7 @@ static int undo_saved(struct undo *u, const struct tg_jrec *r)
  * filesystem has, so that a resumed restore replays them exactly. */
 #define TG_MARK_VOID  UINT64_MAX        /* rename seq never happened */
 #define TG_MARK_MOVED (UINT64_MAX - 1)  /* rename seq is being moved back */
+#define TG_MARK_FAILED (UINT64_MAX - 2) /* step seq failed: not a step in flight */
 
 static void mark(struct undo *u, uint64_t tag, uint64_t seq)
 {
@@ -559,7 +602,7 @@ static void mark(struct undo *u, uint64_t tag, uint64_t seq)
 
 static bool is_mark(const struct remap *r)
 {
-	return r->odev == TG_MARK_VOID || r->odev == TG_MARK_MOVED;
+	return r->odev == TG_MARK_VOID || r->odev == TG_MARK_MOVED || r->odev == TG_MARK_FAILED;
 }
 
 static bool marked(const struct undo *u, uint64_t tag, uint64_t seq)
@@ -589,7 +632,9 @@ static int undo_renamed(struct undo *u, const struct tg_jrec *r)
 	bool at_dst = pb >= 0 && holds(u, r->path2, r);
 	if (at_dst)
 		mark(u, TG_MARK_MOVED, r->seq);
-	if (at_dst || (u->in_flight && marked(u, TG_MARK_MOVED, r->seq)) || !holds(u, r->path, r))
+	/* MOVED: this restore found it at path2 and moved it back (any replay,
+	 * not only the step in flight: a step after a failed one is replayed). */
+	if (at_dst || marked(u, TG_MARK_MOVED, r->seq) || !holds(u, r->path, r))
 		translate_rename(u, r);
 	else
 		mark(u, TG_MARK_VOID, r->seq); /* never happened: a resumed dry pass must agree */
@@ -648,7 +693,8 @@ static int progress_write(struct undo *u, uint64_t done_from, bool sync)
 {
 	char buf[24];
 	snprintf(buf, sizeof(buf), "%020llu\n", (unsigned long long)done_from);
-	if (pwrite(u->progfd, buf, 21, 0) != 21)
+	/* UINT64_MAX: a step failed, the resume point stays where it is. */
+	if (done_from != UINT64_MAX && pwrite(u->progfd, buf, 21, 0) != 21)
 		return -EIO;
 	if (!sync)
 		return 0;
@@ -725,9 +771,18 @@ static int check_stash(struct undo *u)
 	return 0;
 }
 
+static uint64_t first_step(const struct undo *u, uint64_t done_from)
+{
+	for (size_t i = u->n; i-- > 0;)
+		if (u->v[i].seq < done_from)
+			return u->v[i].seq;
+	return 0;
+}
+
 static void walk(struct undo *u, uint64_t done_from, void (*progress)(void *, size_t, size_t), void *ud)
 {
 	size_t since = 0;
+	bool frozen = false;
 	for (size_t i = u->n; i-- > 0;) {
 		const struct tg_jrec *r = &u->v[i];
 		if (r->seq >= done_from) {
@@ -743,9 +798,16 @@ static void walk(struct undo *u, uint64_t done_from, void (*progress)(void *, si
 		if (dbg && (e < 0 || atoi(dbg) > 1))
 			fprintf(stderr, "txguard journal: undo %llu (%s %s): %s\n", (unsigned long long)r->seq,
 			        tg_jrec_kind_name(r->kind), r->path, strerror(-e));
+		if (e < 0) {
+			/* Never marked done: the resume point stays at the first
+			 * failed step (later steps run now and replay then), and a
+			 * resumed restore must not take it for a step in flight. */
+			mark(u, TG_MARK_FAILED, r->seq);
+			frozen = true;
+		}
 		fail(u, e);
-		bool sync = u->unsafe || ++since >= TG_CHECKPOINT_EVERY;
-		fail(u, progress_write(u, r->seq, sync));
+		bool sync = u->unsafe || e < 0 || ++since >= TG_CHECKPOINT_EVERY;
+		fail(u, progress_write(u, frozen ? UINT64_MAX : r->seq, sync));
 		if (sync)
 			since = 0;
 		if (progress)
@@ -775,13 +837,16 @@ int tg_journal_rollback(struct tg_journal *j, void (*progress)(void *ud, size_t 
 		undo_clear(&u);
 		return e;
 	}
-	u.in_flight = u.replay;
 	e = progress_open(&u);
 	if (e < 0) {
 		undo_clear(&u);
 		return e;
 	}
-	walk(&u, read_progress(j), progress, ud);
+	uint64_t done_from = read_progress(j);
+	/* The first step to run was in flight when a restore was interrupted,
+	 * unless that restore ran it to a failure. */
+	u.in_flight = u.replay && !marked(&u, TG_MARK_FAILED, first_step(&u, done_from));
+	walk(&u, done_from, progress, ud);
 	final_pass(&u);
 	e = u.err ? u.err : check_stash(&u);
 	undo_clear(&u);

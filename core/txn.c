@@ -15,6 +15,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/ioctl.h>
 #include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <sys/stat.h>
@@ -745,6 +746,34 @@ static int save_content(struct tg_txn *t, const char *rel, const struct stat *st
 	return e ? e : idset_add(&t->content, st->st_dev, st->st_ino);
 }
 
+/* What the kernel will do with a write to the regular file rel (flags: the
+ * open's, O_TRUNC for truncate): 0 when it may change it (capture first),
+ * 1 when it surely refuses (EPERM on an append-only or immutable file,
+ * EACCES without write permission: nothing to capture, nothing to report),
+ * -EPERM when it would append to an append-only file that only a caller
+ * with CAP_LINUX_IMMUTABLE could cut back: refused, since no restore could
+ * undo it. Inode flags cannot change during the run (their ioctl is refused
+ * as unjournaled). */
+static int write_fate(struct tg_txn *t, const char *rel, int flags)
+{
+	const char *leaf;
+	_cleanup_close_ int pfd = tg_journal_parent(t->j, rel, &leaf);
+	_cleanup_close_ int fd = pfd < 0 ? -1 : openat(pfd, leaf, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	int iflags = 0;
+	if (fd >= 0 && ioctl(fd, FS_IOC_GETFLAGS, &iflags) == 0) {
+		if (iflags & FS_IMMUTABLE_FL)
+			return 1;
+		if ((iflags & FS_APPEND_FL) && (!(flags & O_APPEND) || (flags & O_TRUNC)))
+			return 1;
+		if ((iflags & FS_APPEND_FL) && geteuid() != 0)
+			return -EPERM;
+	}
+	if (pfd >= 0 && geteuid() != 0 && faccessat(pfd, leaf, W_OK, AT_EACCESS) < 0 &&
+	    (errno == EACCES || errno == EROFS))
+		return 1;
+	return 0;
+}
+
 static int before_open(struct tg_txn *t, const struct tg_op *op, const char *rel)
 {
 	struct stat st;
@@ -764,6 +793,11 @@ static int before_open(struct tg_txn *t, const struct tg_op *op, const char *rel
 	}
 	if (!(op->flags & (O_WRONLY | O_RDWR | O_TRUNC)))
 		return 0;
+	if (S_ISREG(st.st_mode) && !idset_has(&t->content, &st) && !idset_has(&t->born, &st)) {
+		e = write_fate(t, rel, op->flags);
+		if (e != 0)
+			return e < 0 ? e : 0;
+	}
 	return save_content(t, rel, &st);
 }
 
@@ -775,8 +809,12 @@ static int before_remove(struct tg_txn *t, const char *rel, bool dir)
 		return 0;
 	if (e < 0)
 		return e;
-	if (!rel[0] || S_ISDIR(st.st_mode) != dir)
-		return 0; /* EISDIR / ENOTDIR / EBUSY: nothing changes */
+	/* The kernel lets a process remove the workspace itself (an empty
+	 * directory that is only a cwd): nothing could be restored into it. */
+	if (!rel[0])
+		return dir ? -EBUSY : 0;
+	if (S_ISDIR(st.st_mode) != dir)
+		return 0; /* EISDIR / ENOTDIR: nothing changes */
 	e = save_parent(t, rel);
 	return e ? e : save_removal(t, rel, &st);
 }
@@ -866,6 +904,10 @@ static int before_rename(struct tg_txn *t, const struct tg_op *op)
 		e = tg_journal_renamed(t->j, from, to, &src, exchange);
 	if (!e)
 		e = vacate(t, from);
+	/* RENAME_WHITEOUT leaves a whiteout (a 0:0 character device) at the
+	 * source: a creation, removed before the move back. */
+	if (!e && (op->flags & RENAME_WHITEOUT) && !exchange)
+		e = save_created(t, from, false);
 	return e;
 }
 
@@ -916,7 +958,9 @@ static int before_op(struct tg_txn *t, const struct tg_op *op)
 	case TG_OP_TRUNCATE: {
 		struct stat st;
 		e = rel ? tg_journal_lstat(t->j, rel, &st) : -ENOENT;
-		return e == -ENOENT ? 0 : e ? e : save_content(t, rel, &st);
+		if (!e && S_ISREG(st.st_mode) && !idset_has(&t->content, &st) && !idset_has(&t->born, &st))
+			e = write_fate(t, rel, O_WRONLY | O_TRUNC);
+		return e == -ENOENT || e == 1 ? 0 : e ? e : save_content(t, rel, &st);
 	}
 	case TG_OP_UNLINK:
 		return rel ? before_remove(t, rel, false) : 0;
