@@ -523,8 +523,15 @@ static int undo_stashed(struct undo *u, const struct tg_jrec *r)
 	if (pfd < 0)
 		return pfd;
 	struct stat st, sst;
-	if (fstatat(u->j->stashfd, name, &sst, AT_SYMLINK_NOFOLLOW) < 0)
-		return -errno;
+	if (fstatat(u->j->stashfd, name, &sst, AT_SYMLINK_NOFOLLOW) < 0) {
+		/* An undo that finished its walk drops its stash links (a replay
+		 * after a crash in between): the inode must be back at its name. */
+		int e = errno;
+		if (e == ENOENT && fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    st.st_ino == r->meta.ino && st.st_dev == r->meta.dev)
+			return 0;
+		return -e;
+	}
 	/* Taken by another object: a change txguard never saw; fail and keep
 	 * the journal (check_stash() refuses to drop an inode never put back). */
 	if (fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0)
@@ -771,6 +778,26 @@ static int check_stash(struct undo *u)
 	return 0;
 }
 
+/* A restored inode is back at its name: the stash's link to it must go, or
+ * the workspace and the history share an inode (a later edit in the tree
+ * would edit the history's copy, and the link count would say 2). The
+ * rollback of a failed run removes its whole dir; an undone run's dir stays
+ * as history, so its links are dropped here, before it is marked undone. */
+static void drop_stash_links(struct undo *u)
+{
+	for (size_t i = 0; i < u->n; i++) {
+		const struct tg_jrec *r = &u->v[i];
+		char name[32];
+		if (r->kind != TG_JREC_STASHED)
+			continue;
+		stash_name(name, r->seq);
+		if (unlinkat(u->j->stashfd, name, 0) < 0 && errno != ENOENT)
+			fail(u, -errno);
+	}
+	if (fsync(u->j->stashfd) < 0)
+		fail(u, -errno);
+}
+
 static uint64_t first_step(const struct undo *u, uint64_t done_from)
 {
 	for (size_t i = u->n; i-- > 0;)
@@ -849,6 +876,10 @@ int tg_journal_rollback(struct tg_journal *j, void (*progress)(void *ud, size_t 
 	walk(&u, done_from, progress, ud);
 	final_pass(&u);
 	e = u.err ? u.err : check_stash(&u);
+	if (!e && was_committed) {
+		drop_stash_links(&u);
+		e = u.err;
+	}
 	undo_clear(&u);
 	if (e < 0)
 		return e;

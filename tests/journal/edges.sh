@@ -134,6 +134,38 @@ failed_step)
 	assert_eq "f back" keep "$(cat "$ws/sub/f")"
 	assert_eq "journal gone" "" "$(ls "$st/txn")"
 	;;
+undo_no_link)
+	# Undo puts the removed inode back and leaves no second name of it in
+	# the state dir: the link count is 1, a later edit stays in the tree.
+	echo x >"$ws/f"
+	ln "$ws/f" "$ws/g"
+	echo y >"$ws/h"
+	assert_eq "rm f h" 0 "$(code tg -- rm f h)"
+	assert_eq "undo" 0 "$(code h undo)"
+	assert_eq "f back" x "$(cat "$ws/f")"
+	assert_eq "f and g one group again" 2 "$(stat -c %h "$ws/f")"
+	assert_eq "same inode" "$(stat -c %i "$ws/g")" "$(stat -c %i "$ws/f")"
+	assert_eq "h: one link" 1 "$(stat -c %h "$ws/h")"
+	echo EDIT >>"$ws/h"
+	grep -rl EDIT "$st" 2>/dev/null && fail "the history shares an inode with the tree"
+	assert_eq "nothing stashed after undo" "" "$(find "$st/txn" -path '*/stash/*')"
+	;;
+remove_workspace)
+	# rm -rf of the workspace itself: its content goes (journaled), the
+	# workspace directory is refused (EBUSY); the failed run restores all
+	# and the next run works.
+	mkdir -p "$ws/d"
+	echo a >"$ws/d/a"
+	echo b >"$ws/b"
+	assert_eq "rm -rf \$PWD" 1 "$(code tg -- sh -c 'rm -rf "$PWD"; exit 1')"
+	[ -d "$ws" ] || fail "the workspace is gone"
+	assert_eq "d/a" a "$(cat "$ws/d/a")"
+	assert_eq "b" b "$(cat "$ws/b")"
+	assert_eq "rm -rf of the workspace fails (EBUSY), restored" 1 "$(code tg -- rm -rf "$ws")"
+	[ -f "$ws/b" ] || fail "the workspace is gone after a second rm -rf"
+	assert_eq "next run" 0 "$(code tg -- sh -c 'echo n > n')"
+	assert_eq "recover" 0 "$(code h recover)"
+	;;
 *)
 	fail "unknown case $case_"
 	;;
