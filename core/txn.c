@@ -10,6 +10,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/fs.h>
 #include <linux/magic.h>
 #include <signal.h>
@@ -177,6 +178,7 @@ struct tg_txn {
 	                          * directory may move (and keep its entries) */
 	struct idset moved;      /* objects not born here that a rename moved */
 	struct idset pinned;     /* born, but an exchange's undo needs them in place */
+	struct idset removed;    /* originals that lost a name: kept by the journal */
 	struct pending *pend;    /* creations whose object is not known yet */
 	size_t npend, cappend;
 	pid_t tid;               /* the thread whose call is being journaled */
@@ -387,6 +389,7 @@ void tg_txn_free(struct tg_txn *t)
 	free(t->meta.k);
 	free(t->born.k);
 	free(t->pinned.k);
+	free(t->removed.k);
 	free(t->moved.k);
 	strset_free(&t->vacated);
 	for (size_t i = 0; i < t->npend; i++)
@@ -735,6 +738,8 @@ static int save_removal(struct tg_txn *t, const char *rel, const struct stat *st
 	if (born && !idset_has(&t->pinned, st))
 		return 0;
 	int e = tg_journal_remove(t->j, rel, st, born);
+	if (!e && !born && !S_ISDIR(st->st_mode))
+		e = idset_add(&t->removed, st->st_dev, st->st_ino);
 	return e ? e : vacate(t, rel);
 }
 
@@ -933,6 +938,41 @@ static int before_meta(struct tg_txn *t, const char *rel)
 
 static int before_op(struct tg_txn *t, const struct tg_op *op);
 
+/* A call through a file descriptor (fchmod, a reopen of /proc/self/fd/N)
+ * names its file by the fd's link text; for a file that lost its name the
+ * kernel prints "PATH (deleted)". If that inode is an original the journal
+ * keeps (stashed, or copied with other names left in the tree), a write or
+ * a metadata change through the fd would change what the restore puts
+ * back, or another name of it, unjournaled: refused. Found by the tracee's
+ * fds whose link text is the path (rare: only for such names). */
+static bool reaches_removed(struct tg_txn *t, const struct tg_op *op)
+{
+	static const char sfx[] = " (deleted)";
+	size_t n = op->path ? strlen(op->path) : 0;
+	if (!t->removed.n || n < sizeof(sfx) || strcmp(op->path + n - (sizeof(sfx) - 1), sfx) != 0)
+		return false;
+	char dir[64];
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)op->pid);
+	_cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = dfd >= 0 ? tg_fs_opendir(dfd) : NULL;
+	if (!d)
+		return false;
+	bool hit = false;
+	struct dirent *de;
+	while (!hit && (de = tg_fs_readdir(d))) {
+		char text[PATH_MAX + 1];
+		ssize_t l = readlinkat(dfd, de->d_name, text, sizeof(text) - 1);
+		if (l < 0 || (size_t)l < n)
+			continue;
+		text[l] = '\0';
+		struct stat st; /* the text may carry a chroot's prefix: compare its end */
+		if (strcmp(text + l - n, op->path) == 0 && fstatat(dfd, de->d_name, &st, 0) == 0)
+			hit = idset_has(&t->removed, &st);
+	}
+	closedir(d);
+	return hit;
+}
+
 int tg_txn_before(struct tg_txn *t, const struct tg_op *op)
 {
 	if (t->finished)
@@ -952,6 +992,8 @@ static int before_op(struct tg_txn *t, const struct tg_op *op)
 	if (e < 0)
 		return e;
 	const char *rel = rel_of(t, op->path);
+	if (rel && reaches_removed(t, op))
+		return -EPERM;
 	switch (op->kind) {
 	case TG_OP_OPEN:
 		return rel ? before_open(t, op, rel) : 0;

@@ -166,6 +166,24 @@ remove_workspace)
 	assert_eq "next run" 0 "$(code tg -- sh -c 'echo n > n')"
 	assert_eq "recover" 0 "$(code h recover)"
 	;;
+fd_to_removed)
+	# A removed original is kept by the journal; writes and metadata calls
+	# through an fd still open on it are refused (EPERM), so the restore
+	# puts back exactly what was there.
+	echo original >"$ws/f"
+	echo other >"$ws/g"
+	chmod 644 "$ws/f"
+	assert_eq "write via /proc/self/fd after mv over" 1 \
+		"$(code tg -- bash -c 'exec 3<f; mv g f; echo clobbered >/proc/self/fd/3 && exit 9; exit 1')"
+	assert_eq "f" original "$(cat "$ws/f")"
+	assert_eq "g" other "$(cat "$ws/g")"
+	assert_eq "fchmod via fd after rm" 1 \
+		"$(code tg -- bash -c 'exec 3<f; rm f; python3 -c "import os; os.fchmod(3, 0o600)" && exit 9; exit 1')"
+	assert_eq "mode" 644 "$(stat -c %a "$ws/f")"
+	# A file the run made and removed stays free to use through its fd.
+	assert_eq "born file through its fd" 0 \
+		"$(code tg -- bash -c 'echo t > tmp; exec 3<tmp; rm tmp; echo more >/proc/self/fd/3')"
+	;;
 *)
 	fail "unknown case $case_"
 	;;
