@@ -39,6 +39,13 @@ struct remap {
 	uint64_t odev, oino, ndev, nino;
 };
 
+/* A recreated member of a hard-link group (SAVED with nlink > 1): the next
+ * SAVED name of the same original links to it instead of copying again. */
+struct anchor {
+	uint64_t dev, ino;   /* the original's identity */
+	int fd;              /* O_PATH on what the restore made */
+};
+
 struct undo {
 	struct tg_journal *j;
 	struct remap *m;
@@ -59,6 +66,10 @@ struct undo {
 	bool in_flight;    /* replaying the very step an interrupted restore was in */
 	bool replay;       /* an interrupted restore ran before: the tree may be "earlier" */
 	bool unsafe;       /* the last step removed something of unknown identity */
+	struct anchor *a;  /* hard-link groups: objects SAVED steps recreated */
+	size_t na, capa;
+	uint64_t *groups;  /* see build_groups */
+	size_t ngroups;
 };
 
 static int load_cb(void *ud, const struct tg_jrec *r)
@@ -205,6 +216,10 @@ static bool same_object(const struct undo *u, const struct stat *st, uint64_t de
 
 static void undo_clear(struct undo *u)
 {
+	for (size_t i = 0; i < u->na; i++)
+		close(u->a[i].fd);
+	free(u->a);
+	free(u->groups);
 	free(u->known);
 	free(u->freed);
 	free(u->m);
@@ -278,7 +293,8 @@ static void translate_rename(struct undo *u, const struct tg_jrec *r)
 }
 
 /* Owner, mode, xattrs, and (non-directories) times of pfd/leaf. */
-static int apply_meta(struct undo *u, const char *rel, const struct tg_jmeta *m, const char *x, size_t xl)
+static int apply_meta(struct undo *u, const char *rel, const struct tg_jmeta *m, const char *x, size_t xl,
+                      bool xall)
 {
 	int wsfd = u->j->wsfd;
 	const char *leaf = NULL;
@@ -306,9 +322,15 @@ static int apply_meta(struct undo *u, const char *rel, const struct tg_jmeta *m,
 	}
 	if (!lnk && !S_ISSOCK(st.st_mode)) {
 		_cleanup_close_ int fd = tg_fs_open_path(wsfd, rel);
-		e = fd < 0 ? fd : tg_fs_set_xattrs(fd, x, xl);
+		e = fd < 0 ? fd : tg_fs_set_xattrs_ns(fd, x, xl, xall);
 		if (e < 0 && e != -ENOTSUP)
 			return e;
+		/* An access ACL and the group bits are one thing to the kernel:
+		 * setting or removing one may have moved the other. */
+		struct stat now;
+		if (fd >= 0 && fstat(fd, &now) == 0 && (now.st_mode & 07777) != (m->mode & 07777) &&
+		    (rel[0] ? fchmodat(pfd, leaf, m->mode & 07777, 0) : fchmod(wsfd, m->mode & 07777)) < 0)
+			return -errno;
 	}
 	if (S_ISDIR(st.st_mode))
 		return 0;
@@ -508,7 +530,7 @@ static int undo_content(struct undo *u, const struct tg_jrec *r)
 	}
 	int e = fd < 0 ? fd : write_content(u, r, fd);
 	if (!e)
-		e = apply_meta(u, r->path, &r->meta, r->aux, r->aux_len);
+		e = apply_meta(u, r->path, &r->meta, r->aux, r->aux_len, r->flags & TG_JREC_F_XALL);
 	if (saved >= 0)
 		set_inode_flags(pfd, leaf, saved);
 	return e;
@@ -555,7 +577,7 @@ static int undo_rmdir(struct undo *u, const struct tg_jrec *r)
 		 * mkdir: the dir is the one it made. */
 		remap_add(u, &r->meta, pfd, leaf, true);
 	}
-	return apply_meta(u, r->path, &r->meta, r->aux, r->aux_len);
+	return apply_meta(u, r->path, &r->meta, r->aux, r->aux_len, r->flags & TG_JREC_F_XALL);
 }
 
 static int recreate(struct undo *u, const struct tg_jrec *r, int pfd, const char *leaf)
@@ -574,6 +596,152 @@ static int recreate(struct undo *u, const struct tg_jrec *r, int pfd, const char
 	return e;
 }
 
+static void anchor_add(struct undo *u, const struct tg_jmeta *m, int pfd, const char *leaf)
+{
+	if (u->na == u->capa) {
+		size_t cap = u->capa ? u->capa * 2 : 16;
+		struct anchor *na = realloc(u->a, cap * sizeof(*na));
+		if (!na)
+			return; /* only the group's next member becomes a copy */
+		u->a = na;
+		u->capa = cap;
+	}
+	int fd = openat(pfd, leaf, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0)
+		u->a[u->na++] = (struct anchor){ m->dev, m->ino, fd };
+}
+
+/* A regular file named by identity somewhere under dfd (rel: its path):
+ * the walk behind link_group, only for groups the restore must rejoin. */
+static int find_ino(int dfd, const char *rel, const struct stat *skip, uint64_t dev, uint64_t ino,
+                    char **out)
+{
+	DIR *d = tg_fs_opendir(dfd);
+	if (!d)
+		return -ENOENT;
+	int e = -ENOENT;
+	struct dirent *de;
+	while (e == -ENOENT && (de = tg_fs_readdir(d))) {
+		struct stat st;
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		_cleanup_free_ char *p = rel[0] ? tg_asprintf("%s/%s", rel, de->d_name) : tg_strdup(de->d_name);
+		if (!p) {
+			e = -ENOMEM;
+			break;
+		}
+		if (S_ISREG(st.st_mode) && st.st_dev == dev && st.st_ino == ino) {
+			*out = steal_pointer(&p);
+			e = 0;
+		} else if (S_ISDIR(st.st_mode) && !(st.st_dev == skip->st_dev && st.st_ino == skip->st_ino)) {
+			_cleanup_close_ int sub = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (sub >= 0)
+				e = find_ino(sub, p, skip, dev, ino, out);
+		}
+	}
+	closedir(d);
+	return e;
+}
+
+/* Originals some record saw with several links: sorted (dev, ino, most
+ * links seen, SAVED records), built once per restore. The last name
+ * removed was captured with one link: the group is known by its others. */
+static int build_groups(struct undo *u)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < u->n; i++)
+		n += u->v[i].kind != TG_JREC_CREATED && u->v[i].kind != TG_JREC_BORN && u->v[i].meta.nlink > 1;
+	u->groups = calloc(n + 1, 4 * sizeof(uint64_t));
+	if (!u->groups)
+		return -ENOMEM;
+	for (size_t i = 0; i < u->n; i++) {
+		const struct tg_jrec *r = &u->v[i];
+		if (r->kind == TG_JREC_CREATED || r->kind == TG_JREC_BORN || r->meta.nlink < 2)
+			continue;
+		uint64_t *g = &u->groups[4 * u->ngroups++];
+		g[0] = r->meta.dev;
+		g[1] = r->meta.ino;
+	}
+	qsort(u->groups, u->ngroups, 4 * sizeof(uint64_t), cmp_id);
+	size_t w = 0; /* dedupe, then count */
+	for (size_t i = 0; i < u->ngroups; i++)
+		if (!w || cmp_id(&u->groups[4 * (w - 1)], &u->groups[4 * i]) != 0)
+			memmove(&u->groups[4 * w++], &u->groups[4 * i], 4 * sizeof(uint64_t));
+	u->ngroups = w;
+	for (size_t i = 0; i < u->n; i++) {
+		const struct tg_jrec *r = &u->v[i];
+		uint64_t key[2] = { r->meta.dev, r->meta.ino };
+		uint64_t *g = r->kind == TG_JREC_CREATED || r->kind == TG_JREC_BORN || !u->ngroups ? NULL
+		            : bsearch(key, u->groups, u->ngroups, 4 * sizeof(uint64_t), cmp_id);
+		if (!g)
+			continue;
+		g[2] = r->meta.nlink > g[2] ? r->meta.nlink : g[2];
+		g[3] += r->kind == TG_JREC_SAVED;
+	}
+	return 0;
+}
+
+static const uint64_t *group_of(const struct undo *u, const struct tg_jmeta *m)
+{
+	uint64_t key[2] = { m->dev, m->ino };
+	return u->ngroups ? bsearch(key, u->groups, u->ngroups, 4 * sizeof(uint64_t), cmp_id) : NULL;
+}
+
+static uint32_t group_links(const struct undo *u, const struct tg_jmeta *m)
+{
+	const uint64_t *g = group_of(u, m);
+	return g ? (uint32_t)g[2] : 0;
+}
+
+/* Can the original inode of a SAVED record still be in the tree? Only if
+ * the run removed fewer of its names than it had, and its number is not
+ * one a born object used (it could be a new file's then). */
+static bool group_may_live(const struct undo *u, const struct tg_jmeta *m)
+{
+	uint64_t key[2] = { m->dev, m->ino };
+	if (u->nfreed && bsearch(key, u->freed, u->nfreed, 2 * sizeof(uint64_t), cmp_id)) {
+		size_t born = 0; /* RMDIR/SAVED free numbers too: only born ones disqualify */
+		for (size_t i = 0; i < u->n; i++)
+			born += u->v[i].kind == TG_JREC_CREATED && u->v[i].meta.ino == m->ino &&
+			        u->v[i].meta.dev == m->dev;
+		if (born)
+			return false;
+	}
+	const uint64_t *g = group_of(u, m);
+	return g && g[3] < g[2];
+}
+
+/* Rejoin a hard-link group (the state dir is on another filesystem, so no
+ * stash link kept the inode): link to the member this restore recreated,
+ * or to a name of the original still in the tree. 0 when linked, -ENOENT
+ * when there is nothing to link to (make a copy). */
+static int link_group(struct undo *u, const struct tg_jrec *r, int pfd, const char *leaf)
+{
+	if ((r->meta.mode & S_IFMT) != S_IFREG || group_links(u, &r->meta) < 2)
+		return -ENOENT;
+	for (size_t i = 0; i < u->na; i++) {
+		if (u->a[i].dev != r->meta.dev || u->a[i].ino != r->meta.ino)
+			continue;
+		char proc[64];
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", u->a[i].fd);
+		if (linkat(AT_FDCWD, proc, pfd, leaf, AT_SYMLINK_FOLLOW) == 0)
+			return 0;
+	}
+	if (!group_may_live(u, &r->meta))
+		return -ENOENT;
+	struct stat sd = { 0 };
+	(void)stat(u->j->state_dir, &sd);
+	_cleanup_free_ char *found = NULL;
+	_cleanup_close_ int ws = openat(u->j->wsfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (ws < 0 || find_ino(ws, "", &sd, r->meta.dev, r->meta.ino, &found) < 0)
+		return -ENOENT;
+	const char *fleaf;
+	_cleanup_close_ int fpfd = tg_fs_parent(u->j->wsfd, found, &fleaf);
+	if (fpfd < 0 || linkat(fpfd, fleaf, pfd, leaf, 0) < 0)
+		return -ENOENT;
+	return 0;
+}
+
 static int undo_saved(struct undo *u, const struct tg_jrec *r)
 {
 	const char *leaf;
@@ -583,11 +751,17 @@ static int undo_saved(struct undo *u, const struct tg_jrec *r)
 	struct stat st;
 	if (fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0)
 		return 0; /* already back (a replayed step) */
-	int e = recreate(u, r, pfd, leaf);
+	int e = link_group(u, r, pfd, leaf);
+	if (e == 0)
+		return apply_meta(u, r->path, &r->meta, r->aux, r->aux_len, r->flags & TG_JREC_F_XALL);
+	e = recreate(u, r, pfd, leaf);
 	if (!e)
 		remap_add(u, &r->meta, pfd, leaf, true);
+	if (!e && (r->meta.mode & S_IFMT) == S_IFREG && group_links(u, &r->meta) > 1)
+		anchor_add(u, &r->meta, pfd, leaf);
 	bool lnk = (r->meta.mode & S_IFMT) == S_IFLNK;
-	return e ? e : apply_meta(u, r->path, &r->meta, lnk ? NULL : r->aux, lnk ? 0 : r->aux_len);
+	return e ? e : apply_meta(u, r->path, &r->meta, lnk ? NULL : r->aux, lnk ? 0 : r->aux_len,
+	                       r->flags & TG_JREC_F_XALL);
 }
 
 /* Decisions about renames, kept in the remap file under device numbers no
@@ -656,7 +830,7 @@ static int undo_one(struct undo *u, const struct tg_jrec *r)
 	switch (r->kind) {
 	case TG_JREC_CREATED: return undo_created(u, r);
 	case TG_JREC_CONTENT: return undo_content(u, r);
-	case TG_JREC_META: return apply_meta(u, r->path, &r->meta, r->aux, r->aux_len);
+	case TG_JREC_META: return apply_meta(u, r->path, &r->meta, r->aux, r->aux_len, r->flags & TG_JREC_F_XALL);
 	case TG_JREC_STASHED: return undo_stashed(u, r);
 	case TG_JREC_RMDIR: return undo_rmdir(u, r);
 	case TG_JREC_SAVED: return undo_saved(u, r);
@@ -860,6 +1034,8 @@ int tg_journal_rollback(struct tg_journal *j, void (*progress)(void *ud, size_t 
 		remap_import_newer(&u);
 	remap_load(&u);
 	e = build_known(&u);
+	if (!e)
+		e = build_groups(&u);
 	if (e < 0) {
 		undo_clear(&u);
 		return e;

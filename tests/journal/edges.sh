@@ -184,6 +184,59 @@ fd_to_removed)
 	assert_eq "born file through its fd" 0 \
 		"$(code tg -- bash -c 'echo t > tmp; exec 3<tmp; rm tmp; echo more >/proc/self/fd/3')"
 	;;
+xattrs_all)
+	# ACLs (access and default), trusted.* and security.capability come
+	# back after a failed run, on files changed, written and removed, and
+	# on a removed directory; with the state dir on this filesystem and
+	# on another one (/dev/shm: no stash link, everything is copied).
+	need_root
+	command -v setfacl >/dev/null || skip "needs setfacl (package acl)"
+	command -v setcap >/dev/null || skip "needs setcap (package libcap2-bin)"
+	for sd in "$st" /dev/shm/txguard-edges-$$; do
+		rm -rf "$ws" "$sd"
+		mkdir -p "$ws/d/sub"
+		touch "$ws/f" "$ws/gone"
+		printf '#!/bin/sh\n' >"$ws/tool"
+		setfacl -m u:1000:r "$ws/f" "$ws/gone" 2>/dev/null || skip "no ACLs on $TG_TMP"
+		setfacl -m u:1001:rwx "$ws/d/sub"
+		setfacl -d -m u:1000:rx "$ws/d/sub"
+		setfattr -n trusted.t -v 1 "$ws/f" || skip "no trusted.* xattrs here"
+		setcap cap_net_raw+ep "$ws/tool" || skip "cannot set file capabilities here"
+		"$TG_TREEHASH" "$ws" >"$TG_TMP/before"
+		(cd "$ws" && getfacl -R . 2>/dev/null) >"$TG_TMP/acl.before"
+		rc=0
+		(cd "$ws" && "$TXGUARD" --no-default-policy -p "$TG_TMP/policy.yaml" -q --state-dir "$sd" -w "$ws" -- \
+			sh -c 'setfacl -m u:1234:rwx f; setfattr -n trusted.t -v 2 f; setfattr -n trusted.u -v 3 f;
+			       echo x >> tool; rm gone; rm -rf d; exit 1') || rc=$?
+		assert_eq "failed run ($sd)" 1 "$rc"
+		"$TG_TREEHASH" "$ws" >"$TG_TMP/after"
+		(cd "$ws" && getfacl -R . 2>/dev/null) >"$TG_TMP/acl.after"
+		diff "$TG_TMP/acl.before" "$TG_TMP/acl.after" >&2 || fail "ACLs not restored ($sd)"
+		diff "$TG_TMP/before" "$TG_TMP/after" >&2 || fail "manifest differs ($sd)"
+		assert_eq "capability ($sd)" "cap_net_raw=ep" "$(getcap "$ws/tool" | sed 's/.* //')"
+		rm -rf "$sd"
+	done
+	;;
+link_groups_other_fs)
+	# With the state dir on another filesystem no stash link keeps a
+	# removed inode: the restore rejoins hard-link groups (to a name left
+	# in the tree, or to the member it recreated).
+	sd=/dev/shm/txguard-edges-$$
+	trap 'rm -rf "$TG_TMP" "$sd"' EXIT
+	[ "$(stat -c %d /dev/shm)" != "$(stat -c %d "$ws")" ] || skip "/dev/shm is on the workspace's filesystem"
+	echo a >"$ws/a"; ln "$ws/a" "$ws/b"
+	echo c >"$ws/c"; ln "$ws/c" "$ws/d"; ln "$ws/c" "$ws/e"
+	"$TG_TREEHASH" "$ws" >"$TG_TMP/before"
+	rc=0
+	(cd "$ws" && "$TXGUARD" --no-default-policy -p "$TG_TMP/policy.yaml" -q --state-dir "$sd" -w "$ws" -- \
+		sh -c 'rm b; rm c d e; exit 1') || rc=$?
+	assert_eq "failed run" 1 "$rc"
+	"$TG_TREEHASH" "$ws" >"$TG_TMP/after"
+	diff "$TG_TMP/before" "$TG_TMP/after" >&2 || fail "manifest differs"
+	assert_eq "a b one inode" "$(stat -c %i "$ws/a")" "$(stat -c %i "$ws/b")"
+	assert_eq "c: 3 links" 3 "$(stat -c %h "$ws/c")"
+	assert_eq "c e one inode" "$(stat -c %i "$ws/c")" "$(stat -c %i "$ws/e")"
+	;;
 *)
 	fail "unknown case $case_"
 	;;
