@@ -260,7 +260,7 @@ static void on_op(void *ud, const struct tg_op *op, struct tg_decision *out)
 		if (rc < 0) {
 			struct tg_verdict jv = {
 				.action = TG_ACT_DENY, .err = -rc, .rule_id = "txguard.journal",
-				.reason = "the journal could not save the pre-image, so the call was refused",
+				.reason = "the journal cannot save or undo what this call changes (docs/journal.md), so the call was refused",
 			};
 			tg_report_add_decision(&r->report, op, &jv, true);
 			say_denied(r, op, &jv);

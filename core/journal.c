@@ -91,7 +91,7 @@ int tg_jrec_encode(const struct tg_jrec *r, char **buf, size_t *len)
 	put_u32(&b, m->mode);
 	put_u32(&b, m->uid);
 	put_u32(&b, m->gid);
-	put_u32(&b, 0);
+	put_u32(&b, m->nlink); /* was padding: older records read 0 */
 	put_u64(&b, m->size);
 	put_u64(&b, m->dev);
 	put_u64(&b, m->ino);
@@ -183,7 +183,7 @@ ssize_t tg_jrec_decode(const char *buf, size_t len, struct tg_jrec *out)
 	m->mode = get_u32(&b);
 	m->uid = get_u32(&b);
 	m->gid = get_u32(&b);
-	(void)get_u32(&b);
+	m->nlink = get_u32(&b);
 	m->size = get_u64(&b);
 	m->dev = get_u64(&b);
 	m->ino = get_u64(&b);
@@ -237,6 +237,7 @@ void tg_jmeta_from_stat(struct tg_jmeta *m, const struct stat *st)
 	m->dev = st->st_dev;
 	m->ino = st->st_ino;
 	m->rdev = st->st_rdev;
+	m->nlink = st->st_nlink > UINT32_MAX ? UINT32_MAX : (uint32_t)st->st_nlink;
 	m->atime = st->st_atim;
 	m->mtime = st->st_mtim;
 }
@@ -545,6 +546,10 @@ int tg_journal_release(struct tg_journal *j)
 static int append(struct tg_journal *j, struct tg_jrec *r, bool sync)
 {
 	r->seq = j->seq + 1;
+	/* Every blob this version writes holds all the namespaces it journals. */
+	if (r->kind == TG_JREC_META || r->kind == TG_JREC_CONTENT || r->kind == TG_JREC_RMDIR ||
+	    (r->kind == TG_JREC_SAVED && (r->meta.mode & S_IFMT) != S_IFLNK))
+		r->flags |= TG_JREC_F_XALL;
 	_cleanup_free_ char *buf = NULL;
 	size_t len;
 	int e = tg_jrec_encode(r, &buf, &len);

@@ -39,11 +39,15 @@ enum tg_jrec_kind {
 #define TG_JREC_F_REFLINK  0x2u  /* CONTENT kept as reflink at stash/<seq>, not in the tar */
 #define TG_JREC_F_EXCHANGE 0x4u  /* RENAMED with RENAME_EXCHANGE */
 #define TG_JREC_F_BORN     0x8u  /* STASHED object was created by this run */
+#define TG_JREC_F_XALL     0x10u /* aux holds every xattr namespace journaled
+                                  * (journal_fs.h), not only user.* (older
+                                  * records: a restore leaves the others be) */
 
 /* Metadata of one filesystem object, as captured. */
 struct tg_jmeta {
 	uint32_t mode;               /* st_mode: type and permission bits */
 	uint32_t uid, gid;
+	uint32_t nlink;              /* links at capture (0 in older records) */
 	uint64_t size;
 	uint64_t dev, ino;           /* identity: restores act only on this object */
 	uint64_t rdev;
@@ -59,7 +63,7 @@ struct tg_jrec {
 	char *path2;                 /* RENAMED destination */
 	struct tg_jmeta meta;        /* object at path before the op (CREATED: none) */
 	uint64_t tar_off;            /* CONTENT/SAVED: offset of its zstd frame in pre.tar.zst */
-	char *aux;                   /* user xattrs blob (u32 nlen,name,u32 vlen,value)*, or
+	char *aux;                   /* xattrs blob (u32 nlen,name,u32 vlen,value)*, or
 	                              * symlink target for SAVED symlinks */
 	size_t aux_len;
 };

@@ -172,6 +172,13 @@ static int list_names(const char *proc, char **out, ssize_t *n)
 	return *n < 0 ? -errno : 0;
 }
 
+bool tg_fs_xattr_journaled(const char *name)
+{
+	return !strncmp(name, "user.", 5) || !strncmp(name, "trusted.", 8) ||
+	       !strcmp(name, "system.posix_acl_access") || !strcmp(name, "system.posix_acl_default") ||
+	       !strcmp(name, "security.capability");
+}
+
 int tg_fs_get_xattrs(int pathfd, char **blob, size_t *len)
 {
 	char proc[64];
@@ -183,7 +190,7 @@ int tg_fs_get_xattrs(int pathfd, char **blob, size_t *len)
 	int r = list_names(proc, &names, &n);
 	for (ssize_t i = 0; r == 0 && i < n; i += (ssize_t)strlen(names + i) + 1) {
 		const char *name = names + i;
-		if (strncmp(name, "user.", 5) != 0)
+		if (!tg_fs_xattr_journaled(name))
 			continue;
 		ssize_t vl = getxattr(proc, name, NULL, 0);
 		_cleanup_free_ char *val = vl >= 0 ? malloc((size_t)vl + 1) : NULL;
@@ -243,6 +250,20 @@ static bool blob_has(const char *blob, size_t len, const char *name)
 	return false;
 }
 
+/* Does the object already hold exactly this value? */
+static bool xattr_is(const char *proc, const char *name, const char *val, uint32_t vl)
+{
+	char small[256];
+	ssize_t n = getxattr(proc, name, small, sizeof(small));
+	if (n >= 0)
+		return (size_t)n == vl && memcmp(small, val, vl) == 0;
+	if (errno != ERANGE)
+		return false;
+	_cleanup_free_ char *big = malloc((size_t)vl + 1);
+	n = big ? getxattr(proc, name, big, (size_t)vl + 1) : -1;
+	return n >= 0 && (size_t)n == vl && memcmp(big, val, vl) == 0;
+}
+
 /* Whole blob well formed? Checked before anything is removed, so a corrupt
  * record changes nothing. */
 static bool blob_valid(const char *blob, size_t len)
@@ -258,6 +279,11 @@ static bool blob_valid(const char *blob, size_t len)
 
 int tg_fs_set_xattrs(int pathfd, const char *blob, size_t len)
 {
+	return tg_fs_set_xattrs_ns(pathfd, blob, len, false);
+}
+
+int tg_fs_set_xattrs_ns(int pathfd, const char *blob, size_t len, bool all)
+{
 	if (len > 0 && !blob)
 		return -EBADMSG;
 	if (!blob_valid(blob, len))
@@ -268,8 +294,9 @@ int tg_fs_set_xattrs(int pathfd, const char *blob, size_t len)
 	ssize_t n;
 	int r = list_names(proc, &names, &n);
 	for (ssize_t i = 0; r == 0 && i < n; i += (ssize_t)strlen(names + i) + 1) {
-		if (strncmp(names + i, "user.", 5) == 0 && !blob_has(blob, len, names + i) &&
-		    removexattr(proc, names + i) < 0 && errno != ENODATA)
+		bool ours = all ? tg_fs_xattr_journaled(names + i) : strncmp(names + i, "user.", 5) == 0;
+		if (ours && !blob_has(blob, len, names + i) && removexattr(proc, names + i) < 0 &&
+		    errno != ENODATA)
 			r = -errno;
 	}
 	size_t p = 0;
@@ -280,7 +307,7 @@ int tg_fs_set_xattrs(int pathfd, const char *blob, size_t len)
 		_cleanup_free_ char *name = tg_strndup(nm, nl);
 		if (!name)
 			return -ENOMEM;
-		if (setxattr(proc, name, val, vl, 0) < 0)
+		if (!xattr_is(proc, name, val, vl) && setxattr(proc, name, val, vl, 0) < 0)
 			r = -errno;
 	}
 	return r;

@@ -33,11 +33,20 @@ void tg_fs_dircache_clear(struct tg_fs_dircache *c);
 /* An O_PATH|O_NOFOLLOW fd on rel itself ("" = a dup of wsfd). */
 int tg_fs_open_path(int wsfd, const char *rel);
 
-/* User xattrs of the object behind an O_PATH fd (not a symlink), as the blob
- * of journal.h: (u32 nlen, name, u32 vlen, value)*. */
+/* The journaled xattrs of the object behind an O_PATH fd (not a symlink),
+ * as the blob of journal.h: (u32 nlen, name, u32 vlen, value)*. Journaled:
+ * user.*, trusted.* (listed to root only), system.posix_acl_access and
+ * _default (ACLs), security.capability; not LSM labels (security.selinux
+ * ...), which belong to the system's policy, not to the file's content. */
 int tg_fs_get_xattrs(int pathfd, char **blob, size_t *len);
+bool tg_fs_xattr_journaled(const char *name);
 /* Make the object's user xattrs exactly blob (sets them, removes others). */
 int tg_fs_set_xattrs(int pathfd, const char *blob, size_t len);
+/* The same for every journaled namespace when all (else user.* only, the
+ * records of older versions). Only values that differ are written, so an
+ * object already right (an immutable file, a capability the caller may not
+ * set) costs no call that could fail. */
+int tg_fs_set_xattrs_ns(int pathfd, const char *blob, size_t len, bool all);
 
 /* The entries of the directory dfd: a DIR on a new fd (dfd stays open, its
  * offset untouched), or NULL with errno set. tg_fs_readdir is readdir(3)

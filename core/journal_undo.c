@@ -39,6 +39,13 @@ struct remap {
 	uint64_t odev, oino, ndev, nino;
 };
 
+/* A recreated member of a hard-link group (SAVED with nlink > 1): the next
+ * SAVED name of the same original links to it instead of copying again. */
+struct anchor {
+	uint64_t dev, ino;   /* the original's identity */
+	int fd;              /* O_PATH on what the restore made */
+};
+
 struct undo {
 	struct tg_journal *j;
 	struct remap *m;
@@ -59,6 +66,10 @@ struct undo {
 	bool in_flight;    /* replaying the very step an interrupted restore was in */
 	bool replay;       /* an interrupted restore ran before: the tree may be "earlier" */
 	bool unsafe;       /* the last step removed something of unknown identity */
+	struct anchor *a;  /* hard-link groups: objects SAVED steps recreated */
+	size_t na, capa;
+	uint64_t *groups;  /* see build_groups */
+	size_t ngroups;
 };
 
 static int load_cb(void *ud, const struct tg_jrec *r)
@@ -141,6 +152,16 @@ static void remap_add(struct undo *u, const struct tg_jmeta *old, int pfd, const
 
 static bool is_mark(const struct remap *r);
 
+/* Unchanged since before the transaction began (its ctime, which nothing
+ * but the kernel sets, is older): a call journaled but refused by the
+ * kernel (an append-only or immutable file, EACCES) left nothing to undo,
+ * and the restore must not fail trying to rewrite what it may not write. */
+static bool untouched(const struct undo *u, const struct stat *st, const struct tg_jmeta *m)
+{
+	uint64_t c = (uint64_t)st->st_ctim.tv_sec * 1000000000u + (uint64_t)st->st_ctim.tv_nsec;
+	return st->st_dev == m->dev && st->st_ino == m->ino && c < u->j->info.started_ns;
+}
+
 /* Undoing a committed run after newer ones were undone: their restores may
  * have recreated objects this run's records name (a directory this run made,
  * removed by a newer run, is back with a new inode). Their remaps, not their
@@ -195,6 +216,10 @@ static bool same_object(const struct undo *u, const struct stat *st, uint64_t de
 
 static void undo_clear(struct undo *u)
 {
+	for (size_t i = 0; i < u->na; i++)
+		close(u->a[i].fd);
+	free(u->a);
+	free(u->groups);
 	free(u->known);
 	free(u->freed);
 	free(u->m);
@@ -268,7 +293,8 @@ static void translate_rename(struct undo *u, const struct tg_jrec *r)
 }
 
 /* Owner, mode, xattrs, and (non-directories) times of pfd/leaf. */
-static int apply_meta(struct undo *u, const char *rel, const struct tg_jmeta *m, const char *x, size_t xl)
+static int apply_meta(struct undo *u, const char *rel, const struct tg_jmeta *m, const char *x, size_t xl,
+                      bool xall)
 {
 	int wsfd = u->j->wsfd;
 	const char *leaf = NULL;
@@ -281,6 +307,8 @@ static int apply_meta(struct undo *u, const char *rel, const struct tg_jmeta *m,
 		return errno == ENOENT ? 0 : -errno;
 	if ((st.st_mode & S_IFMT) != (m->mode & S_IFMT))
 		return 0; /* not the object this record describes */
+	if (untouched(u, &st, m))
+		return 0;
 	if (st.st_uid != m->uid || st.st_gid != m->gid) {
 		e = rel[0] ? fchownat(pfd, leaf, m->uid, m->gid, AT_SYMLINK_NOFOLLOW) : fchown(wsfd, m->uid, m->gid);
 		if (e < 0 && (errno != EPERM || geteuid() == 0))
@@ -294,9 +322,15 @@ static int apply_meta(struct undo *u, const char *rel, const struct tg_jmeta *m,
 	}
 	if (!lnk && !S_ISSOCK(st.st_mode)) {
 		_cleanup_close_ int fd = tg_fs_open_path(wsfd, rel);
-		e = fd < 0 ? fd : tg_fs_set_xattrs(fd, x, xl);
+		e = fd < 0 ? fd : tg_fs_set_xattrs_ns(fd, x, xl, xall);
 		if (e < 0 && e != -ENOTSUP)
 			return e;
+		/* An access ACL and the group bits are one thing to the kernel:
+		 * setting or removing one may have moved the other. */
+		struct stat now;
+		if (fd >= 0 && fstat(fd, &now) == 0 && (now.st_mode & 07777) != (m->mode & 07777) &&
+		    (rel[0] ? fchmodat(pfd, leaf, m->mode & 07777, 0) : fchmod(wsfd, m->mode & 07777)) < 0)
+			return -errno;
 	}
 	if (S_ISDIR(st.st_mode))
 		return 0;
@@ -451,6 +485,28 @@ static int open_for_restore(int pfd, const char *leaf, int extra)
 	return fd < 0 ? -errno : fd;
 }
 
+static int set_inode_flags(int pfd, const char *leaf, int flags)
+{
+	_cleanup_close_ int fd = openat(pfd, leaf, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	return ioctl(fd, FS_IOC_SETFLAGS, &flags) < 0 ? -errno : 0;
+}
+
+/* Clear FS_APPEND_FL and FS_IMMUTABLE_FL (needs CAP_LINUX_IMMUTABLE):
+ * the flags it had, or -errno when it had neither or they stay. */
+static int lift_inode_flags(int pfd, const char *leaf)
+{
+	_cleanup_close_ int fd = openat(pfd, leaf, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	int flags = 0;
+	if (fd < 0 || ioctl(fd, FS_IOC_GETFLAGS, &flags) < 0)
+		return -EPERM;
+	if (!(flags & (FS_APPEND_FL | FS_IMMUTABLE_FL)))
+		return -EPERM;
+	int lifted = flags & ~(FS_APPEND_FL | FS_IMMUTABLE_FL);
+	return ioctl(fd, FS_IOC_SETFLAGS, &lifted) < 0 ? -EPERM : flags;
+}
+
 static int undo_content(struct undo *u, const struct tg_jrec *r)
 {
 	const char *leaf;
@@ -460,16 +516,24 @@ static int undo_content(struct undo *u, const struct tg_jrec *r)
 	struct stat st;
 	if (fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return errno == ENOENT ? 0 : -errno;
-	if (!S_ISREG(st.st_mode))
+	if (!S_ISREG(st.st_mode) || untouched(u, &st, &r->meta))
 		return 0;
 	/* Into the same inode: every hard link of the group sees the old bytes. */
 	_cleanup_close_ int fd = open_for_restore(pfd, leaf, 0);
-	if (fd < 0)
-		return fd;
-	int e = write_content(u, r, fd);
-	if (e < 0)
-		return e;
-	return apply_meta(u, r->path, &r->meta, r->aux, r->aux_len);
+	int saved = -1;
+	if (fd == -EPERM) {
+		/* An append-only (or immutable) file the run appended to as root:
+		 * lift the flag for the restore, put it back after. */
+		saved = lift_inode_flags(pfd, leaf);
+		if (saved >= 0)
+			fd = open_for_restore(pfd, leaf, 0);
+	}
+	int e = fd < 0 ? fd : write_content(u, r, fd);
+	if (!e)
+		e = apply_meta(u, r->path, &r->meta, r->aux, r->aux_len, r->flags & TG_JREC_F_XALL);
+	if (saved >= 0)
+		set_inode_flags(pfd, leaf, saved);
+	return e;
 }
 
 static int undo_stashed(struct undo *u, const struct tg_jrec *r)
@@ -481,8 +545,15 @@ static int undo_stashed(struct undo *u, const struct tg_jrec *r)
 	if (pfd < 0)
 		return pfd;
 	struct stat st, sst;
-	if (fstatat(u->j->stashfd, name, &sst, AT_SYMLINK_NOFOLLOW) < 0)
-		return -errno;
+	if (fstatat(u->j->stashfd, name, &sst, AT_SYMLINK_NOFOLLOW) < 0) {
+		/* An undo that finished its walk drops its stash links (a replay
+		 * after a crash in between): the inode must be back at its name. */
+		int e = errno;
+		if (e == ENOENT && fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    st.st_ino == r->meta.ino && st.st_dev == r->meta.dev)
+			return 0;
+		return -e;
+	}
 	/* Taken by another object: a change txguard never saw; fail and keep
 	 * the journal (check_stash() refuses to drop an inode never put back). */
 	if (fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0)
@@ -506,7 +577,7 @@ static int undo_rmdir(struct undo *u, const struct tg_jrec *r)
 		 * mkdir: the dir is the one it made. */
 		remap_add(u, &r->meta, pfd, leaf, true);
 	}
-	return apply_meta(u, r->path, &r->meta, r->aux, r->aux_len);
+	return apply_meta(u, r->path, &r->meta, r->aux, r->aux_len, r->flags & TG_JREC_F_XALL);
 }
 
 static int recreate(struct undo *u, const struct tg_jrec *r, int pfd, const char *leaf)
@@ -525,6 +596,152 @@ static int recreate(struct undo *u, const struct tg_jrec *r, int pfd, const char
 	return e;
 }
 
+static void anchor_add(struct undo *u, const struct tg_jmeta *m, int pfd, const char *leaf)
+{
+	if (u->na == u->capa) {
+		size_t cap = u->capa ? u->capa * 2 : 16;
+		struct anchor *na = realloc(u->a, cap * sizeof(*na));
+		if (!na)
+			return; /* only the group's next member becomes a copy */
+		u->a = na;
+		u->capa = cap;
+	}
+	int fd = openat(pfd, leaf, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0)
+		u->a[u->na++] = (struct anchor){ m->dev, m->ino, fd };
+}
+
+/* A regular file named by identity somewhere under dfd (rel: its path):
+ * the walk behind link_group, only for groups the restore must rejoin. */
+static int find_ino(int dfd, const char *rel, const struct stat *skip, uint64_t dev, uint64_t ino,
+                    char **out)
+{
+	DIR *d = tg_fs_opendir(dfd);
+	if (!d)
+		return -ENOENT;
+	int e = -ENOENT;
+	struct dirent *de;
+	while (e == -ENOENT && (de = tg_fs_readdir(d))) {
+		struct stat st;
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		_cleanup_free_ char *p = rel[0] ? tg_asprintf("%s/%s", rel, de->d_name) : tg_strdup(de->d_name);
+		if (!p) {
+			e = -ENOMEM;
+			break;
+		}
+		if (S_ISREG(st.st_mode) && st.st_dev == dev && st.st_ino == ino) {
+			*out = steal_pointer(&p);
+			e = 0;
+		} else if (S_ISDIR(st.st_mode) && !(st.st_dev == skip->st_dev && st.st_ino == skip->st_ino)) {
+			_cleanup_close_ int sub = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (sub >= 0)
+				e = find_ino(sub, p, skip, dev, ino, out);
+		}
+	}
+	closedir(d);
+	return e;
+}
+
+/* Originals some record saw with several links: sorted (dev, ino, most
+ * links seen, SAVED records), built once per restore. The last name
+ * removed was captured with one link: the group is known by its others. */
+static int build_groups(struct undo *u)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < u->n; i++)
+		n += u->v[i].kind != TG_JREC_CREATED && u->v[i].kind != TG_JREC_BORN && u->v[i].meta.nlink > 1;
+	u->groups = calloc(n + 1, 4 * sizeof(uint64_t));
+	if (!u->groups)
+		return -ENOMEM;
+	for (size_t i = 0; i < u->n; i++) {
+		const struct tg_jrec *r = &u->v[i];
+		if (r->kind == TG_JREC_CREATED || r->kind == TG_JREC_BORN || r->meta.nlink < 2)
+			continue;
+		uint64_t *g = &u->groups[4 * u->ngroups++];
+		g[0] = r->meta.dev;
+		g[1] = r->meta.ino;
+	}
+	qsort(u->groups, u->ngroups, 4 * sizeof(uint64_t), cmp_id);
+	size_t w = 0; /* dedupe, then count */
+	for (size_t i = 0; i < u->ngroups; i++)
+		if (!w || cmp_id(&u->groups[4 * (w - 1)], &u->groups[4 * i]) != 0)
+			memmove(&u->groups[4 * w++], &u->groups[4 * i], 4 * sizeof(uint64_t));
+	u->ngroups = w;
+	for (size_t i = 0; i < u->n; i++) {
+		const struct tg_jrec *r = &u->v[i];
+		uint64_t key[2] = { r->meta.dev, r->meta.ino };
+		uint64_t *g = r->kind == TG_JREC_CREATED || r->kind == TG_JREC_BORN || !u->ngroups ? NULL
+		            : bsearch(key, u->groups, u->ngroups, 4 * sizeof(uint64_t), cmp_id);
+		if (!g)
+			continue;
+		g[2] = r->meta.nlink > g[2] ? r->meta.nlink : g[2];
+		g[3] += r->kind == TG_JREC_SAVED;
+	}
+	return 0;
+}
+
+static const uint64_t *group_of(const struct undo *u, const struct tg_jmeta *m)
+{
+	uint64_t key[2] = { m->dev, m->ino };
+	return u->ngroups ? bsearch(key, u->groups, u->ngroups, 4 * sizeof(uint64_t), cmp_id) : NULL;
+}
+
+static uint32_t group_links(const struct undo *u, const struct tg_jmeta *m)
+{
+	const uint64_t *g = group_of(u, m);
+	return g ? (uint32_t)g[2] : 0;
+}
+
+/* Can the original inode of a SAVED record still be in the tree? Only if
+ * the run removed fewer of its names than it had, and its number is not
+ * one a born object used (it could be a new file's then). */
+static bool group_may_live(const struct undo *u, const struct tg_jmeta *m)
+{
+	uint64_t key[2] = { m->dev, m->ino };
+	if (u->nfreed && bsearch(key, u->freed, u->nfreed, 2 * sizeof(uint64_t), cmp_id)) {
+		size_t born = 0; /* RMDIR/SAVED free numbers too: only born ones disqualify */
+		for (size_t i = 0; i < u->n; i++)
+			born += u->v[i].kind == TG_JREC_CREATED && u->v[i].meta.ino == m->ino &&
+			        u->v[i].meta.dev == m->dev;
+		if (born)
+			return false;
+	}
+	const uint64_t *g = group_of(u, m);
+	return g && g[3] < g[2];
+}
+
+/* Rejoin a hard-link group (the state dir is on another filesystem, so no
+ * stash link kept the inode): link to the member this restore recreated,
+ * or to a name of the original still in the tree. 0 when linked, -ENOENT
+ * when there is nothing to link to (make a copy). */
+static int link_group(struct undo *u, const struct tg_jrec *r, int pfd, const char *leaf)
+{
+	if ((r->meta.mode & S_IFMT) != S_IFREG || group_links(u, &r->meta) < 2)
+		return -ENOENT;
+	for (size_t i = 0; i < u->na; i++) {
+		if (u->a[i].dev != r->meta.dev || u->a[i].ino != r->meta.ino)
+			continue;
+		char proc[64];
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", u->a[i].fd);
+		if (linkat(AT_FDCWD, proc, pfd, leaf, AT_SYMLINK_FOLLOW) == 0)
+			return 0;
+	}
+	if (!group_may_live(u, &r->meta))
+		return -ENOENT;
+	struct stat sd = { 0 };
+	(void)stat(u->j->state_dir, &sd);
+	_cleanup_free_ char *found = NULL;
+	_cleanup_close_ int ws = openat(u->j->wsfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (ws < 0 || find_ino(ws, "", &sd, r->meta.dev, r->meta.ino, &found) < 0)
+		return -ENOENT;
+	const char *fleaf;
+	_cleanup_close_ int fpfd = tg_fs_parent(u->j->wsfd, found, &fleaf);
+	if (fpfd < 0 || linkat(fpfd, fleaf, pfd, leaf, 0) < 0)
+		return -ENOENT;
+	return 0;
+}
+
 static int undo_saved(struct undo *u, const struct tg_jrec *r)
 {
 	const char *leaf;
@@ -534,17 +751,24 @@ static int undo_saved(struct undo *u, const struct tg_jrec *r)
 	struct stat st;
 	if (fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0)
 		return 0; /* already back (a replayed step) */
-	int e = recreate(u, r, pfd, leaf);
+	int e = link_group(u, r, pfd, leaf);
+	if (e == 0)
+		return apply_meta(u, r->path, &r->meta, r->aux, r->aux_len, r->flags & TG_JREC_F_XALL);
+	e = recreate(u, r, pfd, leaf);
 	if (!e)
 		remap_add(u, &r->meta, pfd, leaf, true);
+	if (!e && (r->meta.mode & S_IFMT) == S_IFREG && group_links(u, &r->meta) > 1)
+		anchor_add(u, &r->meta, pfd, leaf);
 	bool lnk = (r->meta.mode & S_IFMT) == S_IFLNK;
-	return e ? e : apply_meta(u, r->path, &r->meta, lnk ? NULL : r->aux, lnk ? 0 : r->aux_len);
+	return e ? e : apply_meta(u, r->path, &r->meta, lnk ? NULL : r->aux, lnk ? 0 : r->aux_len,
+	                       r->flags & TG_JREC_F_XALL);
 }
 
 /* Decisions about renames, kept in the remap file under device numbers no
  * filesystem has, so that a resumed restore replays them exactly. */
 #define TG_MARK_VOID  UINT64_MAX        /* rename seq never happened */
 #define TG_MARK_MOVED (UINT64_MAX - 1)  /* rename seq is being moved back */
+#define TG_MARK_FAILED (UINT64_MAX - 2) /* step seq failed: not a step in flight */
 
 static void mark(struct undo *u, uint64_t tag, uint64_t seq)
 {
@@ -559,7 +783,7 @@ static void mark(struct undo *u, uint64_t tag, uint64_t seq)
 
 static bool is_mark(const struct remap *r)
 {
-	return r->odev == TG_MARK_VOID || r->odev == TG_MARK_MOVED;
+	return r->odev == TG_MARK_VOID || r->odev == TG_MARK_MOVED || r->odev == TG_MARK_FAILED;
 }
 
 static bool marked(const struct undo *u, uint64_t tag, uint64_t seq)
@@ -589,7 +813,9 @@ static int undo_renamed(struct undo *u, const struct tg_jrec *r)
 	bool at_dst = pb >= 0 && holds(u, r->path2, r);
 	if (at_dst)
 		mark(u, TG_MARK_MOVED, r->seq);
-	if (at_dst || (u->in_flight && marked(u, TG_MARK_MOVED, r->seq)) || !holds(u, r->path, r))
+	/* MOVED: this restore found it at path2 and moved it back (any replay,
+	 * not only the step in flight: a step after a failed one is replayed). */
+	if (at_dst || marked(u, TG_MARK_MOVED, r->seq) || !holds(u, r->path, r))
 		translate_rename(u, r);
 	else
 		mark(u, TG_MARK_VOID, r->seq); /* never happened: a resumed dry pass must agree */
@@ -604,7 +830,7 @@ static int undo_one(struct undo *u, const struct tg_jrec *r)
 	switch (r->kind) {
 	case TG_JREC_CREATED: return undo_created(u, r);
 	case TG_JREC_CONTENT: return undo_content(u, r);
-	case TG_JREC_META: return apply_meta(u, r->path, &r->meta, r->aux, r->aux_len);
+	case TG_JREC_META: return apply_meta(u, r->path, &r->meta, r->aux, r->aux_len, r->flags & TG_JREC_F_XALL);
 	case TG_JREC_STASHED: return undo_stashed(u, r);
 	case TG_JREC_RMDIR: return undo_rmdir(u, r);
 	case TG_JREC_SAVED: return undo_saved(u, r);
@@ -648,7 +874,8 @@ static int progress_write(struct undo *u, uint64_t done_from, bool sync)
 {
 	char buf[24];
 	snprintf(buf, sizeof(buf), "%020llu\n", (unsigned long long)done_from);
-	if (pwrite(u->progfd, buf, 21, 0) != 21)
+	/* UINT64_MAX: a step failed, the resume point stays where it is. */
+	if (done_from != UINT64_MAX && pwrite(u->progfd, buf, 21, 0) != 21)
 		return -EIO;
 	if (!sync)
 		return 0;
@@ -725,9 +952,38 @@ static int check_stash(struct undo *u)
 	return 0;
 }
 
+/* A restored inode is back at its name: the stash's link to it must go, or
+ * the workspace and the history share an inode (a later edit in the tree
+ * would edit the history's copy, and the link count would say 2). The
+ * rollback of a failed run removes its whole dir; an undone run's dir stays
+ * as history, so its links are dropped here, before it is marked undone. */
+static void drop_stash_links(struct undo *u)
+{
+	for (size_t i = 0; i < u->n; i++) {
+		const struct tg_jrec *r = &u->v[i];
+		char name[32];
+		if (r->kind != TG_JREC_STASHED)
+			continue;
+		stash_name(name, r->seq);
+		if (unlinkat(u->j->stashfd, name, 0) < 0 && errno != ENOENT)
+			fail(u, -errno);
+	}
+	if (fsync(u->j->stashfd) < 0)
+		fail(u, -errno);
+}
+
+static uint64_t first_step(const struct undo *u, uint64_t done_from)
+{
+	for (size_t i = u->n; i-- > 0;)
+		if (u->v[i].seq < done_from)
+			return u->v[i].seq;
+	return 0;
+}
+
 static void walk(struct undo *u, uint64_t done_from, void (*progress)(void *, size_t, size_t), void *ud)
 {
 	size_t since = 0;
+	bool frozen = false;
 	for (size_t i = u->n; i-- > 0;) {
 		const struct tg_jrec *r = &u->v[i];
 		if (r->seq >= done_from) {
@@ -743,9 +999,16 @@ static void walk(struct undo *u, uint64_t done_from, void (*progress)(void *, si
 		if (dbg && (e < 0 || atoi(dbg) > 1))
 			fprintf(stderr, "txguard journal: undo %llu (%s %s): %s\n", (unsigned long long)r->seq,
 			        tg_jrec_kind_name(r->kind), r->path, strerror(-e));
+		if (e < 0) {
+			/* Never marked done: the resume point stays at the first
+			 * failed step (later steps run now and replay then), and a
+			 * resumed restore must not take it for a step in flight. */
+			mark(u, TG_MARK_FAILED, r->seq);
+			frozen = true;
+		}
 		fail(u, e);
-		bool sync = u->unsafe || ++since >= TG_CHECKPOINT_EVERY;
-		fail(u, progress_write(u, r->seq, sync));
+		bool sync = u->unsafe || e < 0 || ++since >= TG_CHECKPOINT_EVERY;
+		fail(u, progress_write(u, frozen ? UINT64_MAX : r->seq, sync));
 		if (sync)
 			since = 0;
 		if (progress)
@@ -771,19 +1034,28 @@ int tg_journal_rollback(struct tg_journal *j, void (*progress)(void *ud, size_t 
 		remap_import_newer(&u);
 	remap_load(&u);
 	e = build_known(&u);
+	if (!e)
+		e = build_groups(&u);
 	if (e < 0) {
 		undo_clear(&u);
 		return e;
 	}
-	u.in_flight = u.replay;
 	e = progress_open(&u);
 	if (e < 0) {
 		undo_clear(&u);
 		return e;
 	}
-	walk(&u, read_progress(j), progress, ud);
+	uint64_t done_from = read_progress(j);
+	/* The first step to run was in flight when a restore was interrupted,
+	 * unless that restore ran it to a failure. */
+	u.in_flight = u.replay && !marked(&u, TG_MARK_FAILED, first_step(&u, done_from));
+	walk(&u, done_from, progress, ud);
 	final_pass(&u);
 	e = u.err ? u.err : check_stash(&u);
+	if (!e && was_committed) {
+		drop_stash_links(&u);
+		e = u.err;
+	}
 	undo_clear(&u);
 	if (e < 0)
 		return e;

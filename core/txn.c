@@ -10,11 +10,13 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/fs.h>
 #include <linux/magic.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/ioctl.h>
 #include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <sys/stat.h>
@@ -176,6 +178,7 @@ struct tg_txn {
 	                          * directory may move (and keep its entries) */
 	struct idset moved;      /* objects not born here that a rename moved */
 	struct idset pinned;     /* born, but an exchange's undo needs them in place */
+	struct idset removed;    /* originals that lost a name: kept by the journal */
 	struct pending *pend;    /* creations whose object is not known yet */
 	size_t npend, cappend;
 	pid_t tid;               /* the thread whose call is being journaled */
@@ -386,6 +389,7 @@ void tg_txn_free(struct tg_txn *t)
 	free(t->meta.k);
 	free(t->born.k);
 	free(t->pinned.k);
+	free(t->removed.k);
 	free(t->moved.k);
 	strset_free(&t->vacated);
 	for (size_t i = 0; i < t->npend; i++)
@@ -734,6 +738,8 @@ static int save_removal(struct tg_txn *t, const char *rel, const struct stat *st
 	if (born && !idset_has(&t->pinned, st))
 		return 0;
 	int e = tg_journal_remove(t->j, rel, st, born);
+	if (!e && !born && !S_ISDIR(st->st_mode))
+		e = idset_add(&t->removed, st->st_dev, st->st_ino);
 	return e ? e : vacate(t, rel);
 }
 
@@ -743,6 +749,34 @@ static int save_content(struct tg_txn *t, const char *rel, const struct stat *st
 		return 0;
 	int e = tg_journal_content(t->j, rel, st);
 	return e ? e : idset_add(&t->content, st->st_dev, st->st_ino);
+}
+
+/* What the kernel will do with a write to the regular file rel (flags: the
+ * open's, O_TRUNC for truncate): 0 when it may change it (capture first),
+ * 1 when it surely refuses (EPERM on an append-only or immutable file,
+ * EACCES without write permission: nothing to capture, nothing to report),
+ * -EPERM when it would append to an append-only file that only a caller
+ * with CAP_LINUX_IMMUTABLE could cut back: refused, since no restore could
+ * undo it. Inode flags cannot change during the run (their ioctl is refused
+ * as unjournaled). */
+static int write_fate(struct tg_txn *t, const char *rel, int flags)
+{
+	const char *leaf;
+	_cleanup_close_ int pfd = tg_journal_parent(t->j, rel, &leaf);
+	_cleanup_close_ int fd = pfd < 0 ? -1 : openat(pfd, leaf, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	int iflags = 0;
+	if (fd >= 0 && ioctl(fd, FS_IOC_GETFLAGS, &iflags) == 0) {
+		if (iflags & FS_IMMUTABLE_FL)
+			return 1;
+		if ((iflags & FS_APPEND_FL) && (!(flags & O_APPEND) || (flags & O_TRUNC)))
+			return 1;
+		if ((iflags & FS_APPEND_FL) && geteuid() != 0)
+			return -EPERM;
+	}
+	if (pfd >= 0 && geteuid() != 0 && faccessat(pfd, leaf, W_OK, AT_EACCESS) < 0 &&
+	    (errno == EACCES || errno == EROFS))
+		return 1;
+	return 0;
 }
 
 static int before_open(struct tg_txn *t, const struct tg_op *op, const char *rel)
@@ -764,6 +798,11 @@ static int before_open(struct tg_txn *t, const struct tg_op *op, const char *rel
 	}
 	if (!(op->flags & (O_WRONLY | O_RDWR | O_TRUNC)))
 		return 0;
+	if (S_ISREG(st.st_mode) && !idset_has(&t->content, &st) && !idset_has(&t->born, &st)) {
+		e = write_fate(t, rel, op->flags);
+		if (e != 0)
+			return e < 0 ? e : 0;
+	}
 	return save_content(t, rel, &st);
 }
 
@@ -775,8 +814,12 @@ static int before_remove(struct tg_txn *t, const char *rel, bool dir)
 		return 0;
 	if (e < 0)
 		return e;
-	if (!rel[0] || S_ISDIR(st.st_mode) != dir)
-		return 0; /* EISDIR / ENOTDIR / EBUSY: nothing changes */
+	/* The kernel lets a process remove the workspace itself (an empty
+	 * directory that is only a cwd): nothing could be restored into it. */
+	if (!rel[0])
+		return dir ? -EBUSY : 0;
+	if (S_ISDIR(st.st_mode) != dir)
+		return 0; /* EISDIR / ENOTDIR: nothing changes */
 	e = save_parent(t, rel);
 	return e ? e : save_removal(t, rel, &st);
 }
@@ -866,6 +909,10 @@ static int before_rename(struct tg_txn *t, const struct tg_op *op)
 		e = tg_journal_renamed(t->j, from, to, &src, exchange);
 	if (!e)
 		e = vacate(t, from);
+	/* RENAME_WHITEOUT leaves a whiteout (a 0:0 character device) at the
+	 * source: a creation, removed before the move back. */
+	if (!e && (op->flags & RENAME_WHITEOUT) && !exchange)
+		e = save_created(t, from, false);
 	return e;
 }
 
@@ -891,6 +938,41 @@ static int before_meta(struct tg_txn *t, const char *rel)
 
 static int before_op(struct tg_txn *t, const struct tg_op *op);
 
+/* A call through a file descriptor (fchmod, a reopen of /proc/self/fd/N)
+ * names its file by the fd's link text; for a file that lost its name the
+ * kernel prints "PATH (deleted)". If that inode is an original the journal
+ * keeps (stashed, or copied with other names left in the tree), a write or
+ * a metadata change through the fd would change what the restore puts
+ * back, or another name of it, unjournaled: refused. Found by the tracee's
+ * fds whose link text is the path (rare: only for such names). */
+static bool reaches_removed(struct tg_txn *t, const struct tg_op *op)
+{
+	static const char sfx[] = " (deleted)";
+	size_t n = op->path ? strlen(op->path) : 0;
+	if (!t->removed.n || n < sizeof(sfx) || strcmp(op->path + n - (sizeof(sfx) - 1), sfx) != 0)
+		return false;
+	char dir[64];
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)op->pid);
+	_cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = dfd >= 0 ? tg_fs_opendir(dfd) : NULL;
+	if (!d)
+		return false;
+	bool hit = false;
+	struct dirent *de;
+	while (!hit && (de = tg_fs_readdir(d))) {
+		char text[PATH_MAX + 1];
+		ssize_t l = readlinkat(dfd, de->d_name, text, sizeof(text) - 1);
+		if (l < 0 || (size_t)l < n)
+			continue;
+		text[l] = '\0';
+		struct stat st; /* the text may carry a chroot's prefix: compare its end */
+		if (strcmp(text + l - n, op->path) == 0 && fstatat(dfd, de->d_name, &st, 0) == 0)
+			hit = idset_has(&t->removed, &st);
+	}
+	closedir(d);
+	return hit;
+}
+
 int tg_txn_before(struct tg_txn *t, const struct tg_op *op)
 {
 	if (t->finished)
@@ -910,13 +992,17 @@ static int before_op(struct tg_txn *t, const struct tg_op *op)
 	if (e < 0)
 		return e;
 	const char *rel = rel_of(t, op->path);
+	if (rel && reaches_removed(t, op))
+		return -EPERM;
 	switch (op->kind) {
 	case TG_OP_OPEN:
 		return rel ? before_open(t, op, rel) : 0;
 	case TG_OP_TRUNCATE: {
 		struct stat st;
 		e = rel ? tg_journal_lstat(t->j, rel, &st) : -ENOENT;
-		return e == -ENOENT ? 0 : e ? e : save_content(t, rel, &st);
+		if (!e && S_ISREG(st.st_mode) && !idset_has(&t->content, &st) && !idset_has(&t->born, &st))
+			e = write_fate(t, rel, O_WRONLY | O_TRUNC);
+		return e == -ENOENT || e == 1 ? 0 : e ? e : save_content(t, rel, &st);
 	}
 	case TG_OP_UNLINK:
 		return rel ? before_remove(t, rel, false) : 0;

@@ -14,6 +14,6 @@ apt-get install -y -qq --no-install-recommends \
 	libseccomp-dev libyaml-dev libzstd-dev libarchive-dev libcriterion-dev \
 	zstd tar git make sed perl python3 python3-jsonschema python3-pip curl openssl \
 	attr util-linux procps busybox man-db groff-base zsh diffutils \
-	iproute2 e2fsprogs bsdutils valgrind \
+	iproute2 e2fsprogs bsdutils valgrind acl libcap2-bin \
 	>/dev/null
 echo "install-deps: done"

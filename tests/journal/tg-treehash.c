@@ -2,7 +2,8 @@
  *
  * Prints a canonical manifest of the tree under DIR, one line per entry in
  * byte order of the path: type, mode, owner, size, content hash, symlink
- * target, hard-link group (the first path of the group), user xattrs, mtime.
+ * target, hard-link group (the first path of the group), xattrs (user.*,
+ * trusted.* as root, ACLs, security.capability), mtime.
  * The root itself is printed as ".". Paths are %XX-escaped. Walks with
  * openat() so long paths never hit PATH_MAX. --no-mtime leaves out mtimes
  * (to compare two runs of the same ops done at different times).
@@ -97,7 +98,8 @@ static void print_xattrs(int pfd, const char *name, const struct stat *st)
 	char *names[256];
 	int cnt = 0;
 	for (ssize_t i = 0; n > 0 && i < n && cnt < 256; i += (ssize_t)strlen(list + i) + 1)
-		if (!strncmp(list + i, "user.", 5))
+		if (!strncmp(list + i, "user.", 5) || !strncmp(list + i, "trusted.", 8) ||
+		    !strncmp(list + i, "system.posix_acl_", 17) || !strcmp(list + i, "security.capability"))
 			names[cnt++] = list + i;
 	if (cnt)
 		qsort(names, (size_t)cnt, sizeof(*names), cmp_name);

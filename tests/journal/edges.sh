@@ -1,0 +1,244 @@
+#!/bin/sh
+# edges.sh CASE: the journal's edges (issue 15), one regression case each,
+# through the real txguard binary. As root; the unprivileged cases switch
+# to nobody with setpriv like tests/cli/unpriv_test.sh.
+. "${TXGUARD_SOURCE_DIR:?}/tests/lib/common.sh"
+case_=${1:?case}
+tg_tmpdir
+chmod 755 "$TG_TMP"
+ws=$TG_TMP/ws
+st=$TG_TMP/state
+mkdir -p "$ws"
+printf 'version: 1\n' >"$TG_TMP/policy.yaml"
+
+tg() { (cd "$ws" && "$TXGUARD" --no-default-policy -p "$TG_TMP/policy.yaml" -q --state-dir "$st" -w "$ws" "$@"); }
+h() { sub=$1; shift; "$TXGUARD" "$sub" --state-dir "$st" -w "$ws" "$@"; }
+code() { rc=0; "$@" >"$TG_TMP/out" 2>"$TG_TMP/err" || rc=$?; echo "$rc"; }
+need_root() { [ "$(id -u)" = 0 ] || skip "$case_ needs root"; }
+# chattr needs a filesystem with inode flags (ext4, xfs, btrfs; not tmpfs).
+need_chattr() {
+	need_root
+	: >"$TG_TMP/probe"
+	chattr +a "$TG_TMP/probe" 2>/dev/null || skip "no inode flags (chattr) on $TG_TMP"
+	chattr -a "$TG_TMP/probe"
+}
+as_nobody() {
+	setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$TG_TMP/home" "$@"
+}
+need_nobody() {
+	need_root
+	command -v setpriv >/dev/null || skip "needs setpriv(1)"
+	mkdir -p "$TG_TMP/home"
+	chown 65534:65534 "$TG_TMP/home"
+}
+report_paths() { # KIND: the paths the report lists as KIND
+	python3 -c 'import json,sys; print(" ".join(json.load(open(sys.argv[1]))["changes"].get(sys.argv[2], [])))' \
+		"$TG_TMP/home/report.json" "$1" 2>/dev/null || true
+}
+
+case $case_ in
+refused_writes)
+	# A write the kernel refuses leaves nothing to undo: the run exits
+	# with the command's own code, not 125, and restores everything else.
+	need_chattr
+	echo l1 >"$ws/log"
+	echo orig >"$ws/frozen"
+	echo other >"$ws/other"
+	chattr +a "$ws/log"
+	chattr +i "$ws/frozen"
+	assert_eq "truncating an append-only file" 1 \
+		"$(code tg -- sh -c 'echo x > log; echo y > frozen; chmod 600 frozen; echo z > other; exit 1')"
+	assert_eq "log kept" l1 "$(cat "$ws/log")"
+	assert_eq "frozen kept" orig "$(cat "$ws/frozen")"
+	assert_eq "other restored" other "$(cat "$ws/other")"
+	# An append as root is journaled and undone (the flag lifted and put back).
+	assert_eq "appending as root" 1 "$(code tg -- sh -c 'echo appended >> log; exit 1')"
+	assert_eq "append undone" l1 "$(cat "$ws/log")"
+	lsattr "$ws/log" | cut -c1-16 | grep -q a || fail "the append-only flag was not put back"
+	assert_eq "recover finds nothing" 0 "$(code h recover)"
+	assert_eq "no journal left" "" "$(ls "$st/txn")"
+	chattr -a "$ws/log"
+	chattr -i "$ws/frozen"
+	;;
+append_only_unpriv)
+	# nobody cannot cut an append back: the append is refused before it runs.
+	need_chattr
+	need_nobody
+	chown 65534:65534 "$ws"
+	echo l1 >"$ws/log"
+	chown 65534:65534 "$ws/log"
+	chattr +a "$ws/log"
+	rc=0
+	as_nobody "$TXGUARD" --no-default-policy -p "$TG_TMP/policy.yaml" -q --state-dir "$TG_TMP/home/st" -w "$ws" \
+		--report "$TG_TMP/home/report.json" -- sh -c "echo appended >> '$ws/log'; exit 3" 2>"$TG_TMP/err" || rc=$?
+	chattr -a "$ws/log"
+	assert_eq "the command's own code" 3 "$rc"
+	assert_eq "log untouched" l1 "$(cat "$ws/log")"
+	assert_eq "not reported as modified" "" "$(report_paths modified)"
+	;;
+unwritable_unpriv)
+	# A file nobody may not write, in a workspace nobody may not write:
+	# the shell's own exit code (2), nothing listed, no restore failure.
+	need_nobody
+	echo f >"$ws/f"
+	chmod 755 "$ws"
+	rc=0
+	as_nobody "$TXGUARD" --no-default-policy -p "$TG_TMP/policy.yaml" --state-dir "$TG_TMP/home/st" -w "$ws" \
+		--report "$TG_TMP/home/report.json" -- sh -c "echo y > '$ws/f'" 2>"$TG_TMP/err" || rc=$?
+	assert_eq "sh's own code ($(cat "$TG_TMP/err"))" 2 "$rc"
+	grep -q "RESTORE FAILED" "$TG_TMP/err" && fail "a restore failed: $(cat "$TG_TMP/err")"
+	assert_eq "not reported as modified" "" "$(report_paths modified)"
+	assert_eq "f kept" f "$(cat "$ws/f")"
+	;;
+whiteout)
+	# renameat2(RENAME_WHITEOUT) leaves a 0:0 character device at the
+	# source: the rollback removes it and moves the file back.
+	need_root
+	echo a >"$ws/a"
+	rc=$(code tg -- python3 -c '
+import ctypes, sys
+libc = ctypes.CDLL(None, use_errno=True)
+if libc.renameat2(-100, b"a", -100, b"c", 4) != 0:
+    sys.exit(100 + ctypes.get_errno())
+sys.exit(1)')
+	[ "$rc" != 122 ] && [ "$rc" != 195 ] || skip "RENAME_WHITEOUT not supported here (rc $rc)"
+	assert_eq "failed run" 1 "$rc"
+	[ -f "$ws/a" ] && [ ! -e "$ws/c" ] || fail "whiteout rename not undone: $(ls -la "$ws")"
+	assert_eq "a" a "$(cat "$ws/a")"
+	;;
+failed_step)
+	# A restore step that fails is never marked done: the run exits 125,
+	# recover fails and keeps the journal until the cause is gone, then
+	# restores the path.
+	need_chattr
+	mkdir "$ws/sub"
+	echo keep >"$ws/sub/f"
+	echo g >"$ws/g"
+	trap 'chattr -i "$ws/sub" 2>/dev/null; rm -rf "$TG_TMP"' EXIT
+	(rc=0; tg -- sh -c 'rm sub/f; echo changed > g; touch sub/.go; while [ ! -e stop ]; do sleep 0.05; done; exit 1' \
+		>/dev/null 2>&1 || rc=$?; echo $rc >"$TG_TMP/rc") &
+	i=0
+	while [ ! -e "$ws/sub/.go" ]; do
+		i=$((i + 1)); [ $i -lt 400 ] || fail "the run did not start"; sleep 0.05
+	done
+	chattr +i "$ws/sub"   # from outside the run: the restore cannot link f back
+	touch "$ws/stop"
+	wait
+	assert_eq "run: restore failed" 125 "$(cat "$TG_TMP/rc")"
+	assert_eq "g restored anyway" g "$(cat "$ws/g")"
+	assert_eq "recover fails while the cause stays" 125 "$(code h recover)"
+	[ -n "$(ls "$st/txn")" ] || fail "the journal was deleted although a step failed"
+	assert_eq "recover again" 125 "$(code h recover)"
+	chattr -i "$ws/sub"
+	assert_eq "recover once fixed" 0 "$(code h recover)"
+	assert_eq "f back" keep "$(cat "$ws/sub/f")"
+	assert_eq "journal gone" "" "$(ls "$st/txn")"
+	;;
+undo_no_link)
+	# Undo puts the removed inode back and leaves no second name of it in
+	# the state dir: the link count is 1, a later edit stays in the tree.
+	echo x >"$ws/f"
+	ln "$ws/f" "$ws/g"
+	echo y >"$ws/h"
+	assert_eq "rm f h" 0 "$(code tg -- rm f h)"
+	assert_eq "undo" 0 "$(code h undo)"
+	assert_eq "f back" x "$(cat "$ws/f")"
+	assert_eq "f and g one group again" 2 "$(stat -c %h "$ws/f")"
+	assert_eq "same inode" "$(stat -c %i "$ws/g")" "$(stat -c %i "$ws/f")"
+	assert_eq "h: one link" 1 "$(stat -c %h "$ws/h")"
+	echo EDIT >>"$ws/h"
+	grep -rl EDIT "$st" 2>/dev/null && fail "the history shares an inode with the tree"
+	assert_eq "nothing stashed after undo" "" "$(find "$st/txn" -path '*/stash/*')"
+	;;
+remove_workspace)
+	# rm -rf of the workspace itself: its content goes (journaled), the
+	# workspace directory is refused (EBUSY); the failed run restores all
+	# and the next run works.
+	mkdir -p "$ws/d"
+	echo a >"$ws/d/a"
+	echo b >"$ws/b"
+	assert_eq "rm -rf \$PWD" 1 "$(code tg -- sh -c 'rm -rf "$PWD"; exit 1')"
+	[ -d "$ws" ] || fail "the workspace is gone"
+	assert_eq "d/a" a "$(cat "$ws/d/a")"
+	assert_eq "b" b "$(cat "$ws/b")"
+	assert_eq "rm -rf of the workspace fails (EBUSY), restored" 1 "$(code tg -- rm -rf "$ws")"
+	[ -f "$ws/b" ] || fail "the workspace is gone after a second rm -rf"
+	assert_eq "next run" 0 "$(code tg -- sh -c 'echo n > n')"
+	assert_eq "recover" 0 "$(code h recover)"
+	;;
+fd_to_removed)
+	# A removed original is kept by the journal; writes and metadata calls
+	# through an fd still open on it are refused (EPERM), so the restore
+	# puts back exactly what was there.
+	echo original >"$ws/f"
+	echo other >"$ws/g"
+	chmod 644 "$ws/f"
+	assert_eq "write via /proc/self/fd after mv over" 1 \
+		"$(code tg -- bash -c 'exec 3<f; mv g f; echo clobbered >/proc/self/fd/3 && exit 9; exit 1')"
+	assert_eq "f" original "$(cat "$ws/f")"
+	assert_eq "g" other "$(cat "$ws/g")"
+	assert_eq "fchmod via fd after rm" 1 \
+		"$(code tg -- bash -c 'exec 3<f; rm f; python3 -c "import os; os.fchmod(3, 0o600)" && exit 9; exit 1')"
+	assert_eq "mode" 644 "$(stat -c %a "$ws/f")"
+	# A file the run made and removed stays free to use through its fd.
+	assert_eq "born file through its fd" 0 \
+		"$(code tg -- bash -c 'echo t > tmp; exec 3<tmp; rm tmp; echo more >/proc/self/fd/3')"
+	;;
+xattrs_all)
+	# ACLs (access and default), trusted.* and security.capability come
+	# back after a failed run, on files changed, written and removed, and
+	# on a removed directory; with the state dir on this filesystem and
+	# on another one (/dev/shm: no stash link, everything is copied).
+	need_root
+	command -v setfacl >/dev/null || skip "needs setfacl (package acl)"
+	command -v setcap >/dev/null || skip "needs setcap (package libcap2-bin)"
+	for sd in "$st" /dev/shm/txguard-edges-$$; do
+		rm -rf "$ws" "$sd"
+		mkdir -p "$ws/d/sub"
+		touch "$ws/f" "$ws/gone"
+		printf '#!/bin/sh\n' >"$ws/tool"
+		setfacl -m u:1000:r "$ws/f" "$ws/gone" 2>/dev/null || skip "no ACLs on $TG_TMP"
+		setfacl -m u:1001:rwx "$ws/d/sub"
+		setfacl -d -m u:1000:rx "$ws/d/sub"
+		setfattr -n trusted.t -v 1 "$ws/f" || skip "no trusted.* xattrs here"
+		setcap cap_net_raw+ep "$ws/tool" || skip "cannot set file capabilities here"
+		"$TG_TREEHASH" "$ws" >"$TG_TMP/before"
+		(cd "$ws" && getfacl -R . 2>/dev/null) >"$TG_TMP/acl.before"
+		rc=0
+		(cd "$ws" && "$TXGUARD" --no-default-policy -p "$TG_TMP/policy.yaml" -q --state-dir "$sd" -w "$ws" -- \
+			sh -c 'setfacl -m u:1234:rwx f; setfattr -n trusted.t -v 2 f; setfattr -n trusted.u -v 3 f;
+			       echo x >> tool; rm gone; rm -rf d; exit 1') || rc=$?
+		assert_eq "failed run ($sd)" 1 "$rc"
+		"$TG_TREEHASH" "$ws" >"$TG_TMP/after"
+		(cd "$ws" && getfacl -R . 2>/dev/null) >"$TG_TMP/acl.after"
+		diff "$TG_TMP/acl.before" "$TG_TMP/acl.after" >&2 || fail "ACLs not restored ($sd)"
+		diff "$TG_TMP/before" "$TG_TMP/after" >&2 || fail "manifest differs ($sd)"
+		assert_eq "capability ($sd)" "cap_net_raw=ep" "$(getcap "$ws/tool" | sed 's/.* //')"
+		rm -rf "$sd"
+	done
+	;;
+link_groups_other_fs)
+	# With the state dir on another filesystem no stash link keeps a
+	# removed inode: the restore rejoins hard-link groups (to a name left
+	# in the tree, or to the member it recreated).
+	sd=/dev/shm/txguard-edges-$$
+	trap 'rm -rf "$TG_TMP" "$sd"' EXIT
+	[ "$(stat -c %d /dev/shm)" != "$(stat -c %d "$ws")" ] || skip "/dev/shm is on the workspace's filesystem"
+	echo a >"$ws/a"; ln "$ws/a" "$ws/b"
+	echo c >"$ws/c"; ln "$ws/c" "$ws/d"; ln "$ws/c" "$ws/e"
+	"$TG_TREEHASH" "$ws" >"$TG_TMP/before"
+	rc=0
+	(cd "$ws" && "$TXGUARD" --no-default-policy -p "$TG_TMP/policy.yaml" -q --state-dir "$sd" -w "$ws" -- \
+		sh -c 'rm b; rm c d e; exit 1') || rc=$?
+	assert_eq "failed run" 1 "$rc"
+	"$TG_TREEHASH" "$ws" >"$TG_TMP/after"
+	diff "$TG_TMP/before" "$TG_TMP/after" >&2 || fail "manifest differs"
+	assert_eq "a b one inode" "$(stat -c %i "$ws/a")" "$(stat -c %i "$ws/b")"
+	assert_eq "c: 3 links" 3 "$(stat -c %h "$ws/c")"
+	assert_eq "c e one inode" "$(stat -c %i "$ws/c")" "$(stat -c %i "$ws/e")"
+	;;
+*)
+	fail "unknown case $case_"
+	;;
+esac
+echo ok
