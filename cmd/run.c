@@ -261,6 +261,9 @@ static void on_op(void *ud, const struct tg_op *op, struct tg_decision *out)
 		repeat = tg_report_add_decision(&r->report, op, &v, enforce) == 1;
 		if (is_error_action(v.action) && !repeat)
 			say_denied(r, op, &v);
+		/* The log keeps the try that counts: not a missing $PATH entry. */
+		if (op->kind == TG_OP_EXEC && v.err == ENOENT)
+			repeat = true;
 	}
 	if (!repeat)
 		tg_log_decision(r->log, op, &v, enforce);

@@ -611,8 +611,11 @@ static bool same_intent(const struct tg_report_decision *d, const struct tg_op *
 {
 	const struct tg_op *o = &d->op;
 	if (o->pid != op->pid || o->kind != op->kind || d->action != v->action ||
-	    d->enforced != enforced || !str_eq(d->rule_id, v->rule_id) ||
-	    (v->action == TG_ACT_DENY && d->err != v->err))
+	    d->enforced != enforced || !str_eq(d->rule_id, v->rule_id))
+		return false;
+	/* execvp tries each $PATH entry: the missing ones fail ENOENT, the
+	 * one that exists with the rule's errno; all one intent. */
+	if (v->action == TG_ACT_DENY && d->err != v->err && op->kind != TG_OP_EXEC)
 		return false;
 	if (op->kind == TG_OP_EXEC)
 		return argv_eq(o->argv, op->argv) && str_eq(base_name(o->path), base_name(op->path));
@@ -627,7 +630,18 @@ int tg_report_add_decision(struct tg_report *r, const struct tg_op *op,
 	if (v->action == TG_ACT_ALLOW)
 		return 0;
 	if (r->ndecisions && same_intent(&r->decisions[r->ndecisions - 1], op, v, enforced)) {
-		r->decisions[r->ndecisions - 1].count++;
+		struct tg_report_decision *d = &r->decisions[r->ndecisions - 1];
+		d->count++;
+		if (d->err == ENOENT && v->action == TG_ACT_DENY && v->err != ENOENT) {
+			/* The program was found: that try is the one to show. */
+			char *p = op->path ? tg_strdup(op->path) : NULL;
+			if (op->path && !p)
+				return -ENOMEM;
+			free(d->op.path);
+			d->op.path = p;
+			d->err = v->err;
+			return 2;
+		}
 		return 1;
 	}
 	switch (v->action) {

@@ -171,7 +171,9 @@ struct tg_report {
  * returns 0). Copies what it needs. 0, or 1 when it repeats the last
  * decision of the same thread (same rule and action, same path or
  * address, or for an exec the same argv and program name: execvp walking
- * $PATH, a retry) and was only counted there; or -ENOMEM. */
+ * $PATH, a retry) and was only counted there; 2 when such a repeat turned
+ * an exec's ENOENT (a missing $PATH entry) into the real refusal, which
+ * the decision now shows; or -ENOMEM. */
 int tg_report_add_decision(struct tg_report *r, const struct tg_op *op,
                            const struct tg_verdict *v, bool enforced);
 /* Free what the report owns and zero it. Accepts NULL. */
