@@ -24,6 +24,7 @@
 #include "path.h"
 #include "policy.h"
 #include "run_proxy.h"
+#include "refusal.h"
 #include "tracer.h"
 #include "txn.h"
 
@@ -44,6 +45,7 @@ struct run {
 	pid_t last_denial_pid;
 	bool color;
 	struct tg_run_proxy proxy;       /* network: hosts: (run_proxy.h) */
+	struct tg_refusals *refusals;    /* Landlock refusals seen at the calls' return */
 };
 
 /* ---- the environment the command gets (--env-allow/--env-deny/--strip-secrets) ---- */
@@ -126,12 +128,18 @@ static int child_setup(void *ud)
  * not beneath either, so the tracee cannot touch its own journal. When the
  * kernel has no Landlock the tracer alone enforces writes (documented), but
  * read-deny rules cannot be enforced at all: that fails closed. */
-static int run_landlock(struct run *r)
+struct ll_spec {
+	struct tg_landlock_spec spec;
+	const char **w;
+	const char *hidden[1];
+};
+
+static int landlock_spec(struct run *r, struct ll_spec *ls)
 {
 	size_t nw = 0, nd = 0;
 	const char *const *writable = tg_policy_writable_paths(r->policy, &nw);
 	const char *const *deny_read = tg_policy_deny_read_paths(r->policy, &nd);
-	_cleanup_free_ const char **w = calloc(nw + 2, sizeof(*w));
+	const char **w = ls->w = calloc(nw + 2, sizeof(*w));
 	if (!w)
 		return -ENOMEM;
 	w[0] = r->workspace;
@@ -141,12 +149,13 @@ static int run_landlock(struct run *r)
 	 * (a state dir under /tmp, or the <workspace>/.txguard fallback)
 	 * would take away the right to create anything next to it. There the
 	 * tracer alone keeps the command out (tg_txn_is_private). */
-	const char *hidden[] = { tg_txn_state_dir(r->txn) };
+	const char **hidden = ls->hidden;
+	hidden[0] = tg_txn_state_dir(r->txn);
 	bool hide = hidden[0] != NULL;
 	for (size_t i = 0; hide && i < nw + 1; i++)
 		if (tg_path_is_under(hidden[0], w[i]))
 			hide = false;
-	struct tg_landlock_spec spec = {
+	ls->spec = (struct tg_landlock_spec){
 		.writable = w,
 		.nwritable = nw + 1,
 		.deny_read = deny_read,
@@ -154,9 +163,33 @@ static int run_landlock(struct run *r)
 		.hidden = hidden,
 		.nhidden = hide ? 1 : 0,
 	};
-	int rc = tg_landlock_restrict(&spec);
-	if (rc == -EOPNOTSUPP && nd == 0)
+	return 0;
+}
+
+static int run_landlock(struct run *r)
+{
+	struct ll_spec ls = { 0 };
+	int rc = landlock_spec(r, &ls);
+	if (rc == 0)
+		rc = tg_landlock_restrict(&ls.spec);
+	free(ls.w);
+	if (rc == -EOPNOTSUPP && ls.spec.ndeny_read == 0)
 		return 0;
+	return rc;
+}
+
+/* The supervisor's view of the same ruleset, to report its refusals. */
+static int watch_landlock(struct run *r)
+{
+	if (r->o->audit_only || tg_landlock_probe() <= 0)
+		return 0;
+	struct ll_spec ls = { 0 };
+	int rc = landlock_spec(r, &ls);
+	if (rc == 0)
+		rc = tg_refusals_new(&ls.spec, &r->refusals);
+	free(ls.w);
+	if (rc == 0)
+		r->report.unobserved = tg_refusals_unobserved(r->refusals, &r->report.nunobserved);
 	return rc;
 }
 
@@ -221,12 +254,22 @@ static void on_op(void *ud, const struct tg_op *op, struct tg_decision *out)
 	}
 
 	bool enforce = !r->o->audit_only;
-	if (v.action != TG_ACT_ALLOW) {
-		tg_report_add_decision(&r->report, op, &v, enforce);
-		if (is_error_action(v.action))
+	bool repeat = false;
+	/* mkdir of an existing directory fails with EEXIST natively too: the
+	 * tracer's EEXIST refuses nothing the kernel would have done. */
+	bool native = op->kind == TG_OP_MKDIR && v.action == TG_ACT_DENY && v.err == EEXIST;
+	if (v.action != TG_ACT_ALLOW && !native) {
+		/* A repeat of the last decision ($PATH search, retry) is only
+		 * counted: one decision, one line, one log event per intent. */
+		repeat = tg_report_add_decision(&r->report, op, &v, enforce) == 1;
+		if (is_error_action(v.action) && !repeat)
 			say_denied(r, op, &v);
+		/* The log keeps the try that counts: not a missing $PATH entry. */
+		if (op->kind == TG_OP_EXEC && v.err == ENOENT)
+			repeat = true;
 	}
-	tg_log_decision(r->log, op, &v, enforce);
+	if (!repeat)
+		tg_log_decision(r->log, op, &v, enforce);
 
 	if (enforce && v.action == TG_ACT_KILL) {
 		r->kill_rule = v.rule_id;
@@ -271,6 +314,36 @@ static void on_op(void *ud, const struct tg_op *op, struct tg_decision *out)
 		}
 	}
 	out->kind = TG_DEC_ALLOW;
+	out->watch_result = tg_refusals_watch(r->refusals, op);
+}
+
+/* A watched call returned: a Landlock refusal becomes a decision. */
+static void on_result(void *ud, pid_t pid, long rval)
+{
+	struct run *r = ud;
+	struct tg_verdict v;
+	const struct tg_op *op = tg_refusals_result(r->refusals, pid, rval, &v);
+	if (!op)
+		return;
+	if (tg_report_add_decision(&r->report, op, &v, true) == 1)
+		return;
+	say_denied(r, op, &v);
+	tg_log_decision(r->log, op, &v, true);
+}
+
+/* After a failed run: the rules whose refusals could not be seen. */
+static void say_unobserved(const struct run *r)
+{
+	const struct tg_report *rep = &r->report;
+	if (r->o->quiet || rep->exit_status == 0)
+		return;
+	for (size_t i = 0; i < rep->nunobserved; i++) {
+		const struct tg_unobserved *u = &rep->unobserved[i];
+		fprintf(stderr, "txguard: note: %s enforces rule %s on %s%s%s (%s) where txguard cannot "
+		        "see a refusal: a \"Permission denied\" on those paths comes from it\n",
+		        u->enforced_by, u->rule_id, u->npaths ? u->paths[0] : "?",
+		        u->npaths > 1 ? " and other" : "", u->npaths > 1 ? " paths" : "", u->ops);
+	}
 }
 
 static void on_spawn(void *ud, pid_t parent, pid_t child, bool thread)
@@ -417,6 +490,7 @@ static int finish(struct run *r, const struct tg_run_result *res, int report_fd)
 		_cleanup_free_ char *line = tg_audit_summary_line(&r->report, r->color);
 		if (line)
 			fprintf(stderr, "%s\n", line);
+		say_unobserved(r);
 	}
 	if (report_fd >= 0 && (rc = tg_report_write(report_fd, &r->report)) < 0)
 		tg_warn("cannot write the report: %s", strerror(-rc));
@@ -559,6 +633,11 @@ static int setup(struct run *r, int *report_fd, int *log_fd)
 		.state_dir = tg_txn_state_dir(r->txn),
 	};
 	tg_policy_set_ctx(r->policy, &ctx);
+	_cleanup_strv_ char **create = NULL;
+	if (!o->audit_only && tg_policy_create_paths(r->policy, &create) == 0)
+		tg_refusals_precreate(create);
+	if ((rc = watch_landlock(r)) < 0)
+		return setup_fail(r, "cannot read the Landlock ruleset's places: %s", strerror(-rc));
 	if (filter_environment(o) < 0)
 		return setup_fail(r, "out of memory");
 	return 0;
@@ -659,7 +738,7 @@ int tg_cmd_run(struct tg_opts *o)
 	};
 	struct tg_tracer_hooks hooks = {
 		.ud = &r, .on_op = on_op, .on_spawn = on_spawn, .on_exec = on_exec,
-		.on_exit = on_exit_hook, .on_kill = on_kill,
+		.on_exit = on_exit_hook, .on_kill = on_kill, .on_result = on_result,
 	};
 	const char *bad = NULL;
 	rc = tg_filter_check(&topts.filter, &bad);
@@ -709,6 +788,7 @@ out:
 	tg_run_proxy_clear(&r.proxy);
 	tg_txn_free(r.txn);
 	tg_policy_free(r.policy);
+	tg_refusals_free(r.refusals);
 	tg_log_close(r.log);
 	tg_report_clear(&r.report);
 	free(r.workspace);

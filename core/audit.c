@@ -664,9 +664,65 @@ static void decision_clear(struct tg_report_decision *d)
 	memset(d, 0, sizeof(*d));
 }
 
+static bool str_eq(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+static const char *base_name(const char *p)
+{
+	const char *s = p ? strrchr(p, '/') : NULL;
+	return s ? s + 1 : p;
+}
+
+static bool argv_eq(char *const *a, char *const *b)
+{
+	size_t i = 0;
+	for (; a && b && a[i] && b[i]; i++)
+		if (strcmp(a[i], b[i]) != 0)
+			return false;
+	return (!a || !a[i]) && (!b || !b[i]);
+}
+
+/* The same intent as d: one decision with a count, not one per try. */
+static bool same_intent(const struct tg_report_decision *d, const struct tg_op *op,
+                        const struct tg_verdict *v, bool enforced)
+{
+	const struct tg_op *o = &d->op;
+	if (o->pid != op->pid || o->kind != op->kind || d->action != v->action ||
+	    d->enforced != enforced || !str_eq(d->rule_id, v->rule_id))
+		return false;
+	/* execvp tries each $PATH entry: the missing ones fail ENOENT, the
+	 * one that exists with the rule's errno; all one intent. */
+	if (v->action == TG_ACT_DENY && d->err != v->err && op->kind != TG_OP_EXEC)
+		return false;
+	if (op->kind == TG_OP_EXEC)
+		return argv_eq(o->argv, op->argv) && str_eq(base_name(o->path), base_name(op->path));
+	if (op->kind == TG_OP_CONNECT || op->kind == TG_OP_SENDTO)
+		return o->addrlen == op->addrlen && memcmp(&o->addr, &op->addr, op->addrlen) == 0;
+	return o->nr == op->nr && str_eq(o->path, op->path) && str_eq(o->path2, op->path2);
+}
+
 int tg_report_add_decision(struct tg_report *r, const struct tg_op *op,
                            const struct tg_verdict *v, bool enforced)
 {
+	if (v->action == TG_ACT_ALLOW)
+		return 0;
+	if (r->ndecisions && same_intent(&r->decisions[r->ndecisions - 1], op, v, enforced)) {
+		struct tg_report_decision *d = &r->decisions[r->ndecisions - 1];
+		d->count++;
+		if (d->err == ENOENT && v->action == TG_ACT_DENY && v->err != ENOENT) {
+			/* The program was found: that try is the one to show. */
+			char *p = op->path ? tg_strdup(op->path) : NULL;
+			if (op->path && !p)
+				return -ENOMEM;
+			free(d->op.path);
+			d->op.path = p;
+			d->err = v->err;
+			return 2;
+		}
+		return 1;
+	}
 	switch (v->action) {
 	case TG_ACT_ALLOW: return 0;
 	case TG_ACT_AUDIT: r->naudited++; break;
@@ -691,6 +747,7 @@ int tg_report_add_decision(struct tg_report *r, const struct tg_op *op,
 	d->action = v->action;
 	d->err = v->action == TG_ACT_DENY ? v->err : 0;
 	d->enforced = enforced;
+	d->count = 1;
 	if (op_copy(&d->op, op) < 0 || dup_opt(&d->rule_id, v->rule_id) < 0 ||
 	    dup_opt(&d->reason, v->reason) < 0 || dup_opt(&d->source, v->source) < 0) {
 		decision_clear(d);
@@ -750,6 +807,7 @@ static void json_decisions(struct tg_json *j, const struct tg_report *r)
 		json_time(j, "time", d->wall_ns);
 		json_op(j, &d->op);
 		json_verdict(j, d->action, d->err, d->enforced, d->rule_id, d->reason, d->source);
+		tg_json_kv_uint(j, "count", d->count);
 		tg_json_end_object(j);
 	}
 	tg_json_end_array(j);
@@ -778,6 +836,35 @@ static void json_conns(struct tg_json *j, const struct tg_report *r)
 	}
 	tg_json_end_array(j);
 	tg_json_kv_uint(j, "connections_dropped", r->conns_dropped);
+}
+
+static void json_unobserved(struct tg_json *j, const struct tg_report *r)
+{
+	tg_json_key(j, "unobserved");
+	tg_json_begin_array(j);
+	for (size_t i = 0; r->unobserved && i < r->nunobserved; i++) {
+		const struct tg_unobserved *u = &r->unobserved[i];
+		tg_json_begin_object(j);
+		tg_json_kv_str(j, "rule", u->rule_id);
+		tg_json_kv_str(j, "enforced_by", u->enforced_by);
+		tg_json_key(j, "operations");
+		tg_json_begin_array(j);
+		for (const char *p = u->ops; p && *p;) {
+			size_t n = strcspn(p, " ");
+			_cleanup_free_ char *w = tg_strndup(p, n);
+			tg_json_string(j, w ? w : "");
+			p += n + (p[n] == ' ');
+		}
+		tg_json_end_array(j);
+		tg_json_key(j, "paths");
+		tg_json_begin_array(j);
+		for (size_t k = 0; k < u->npaths; k++)
+			tg_json_string(j, u->paths[k]);
+		tg_json_end_array(j);
+		tg_json_kv_str(j, "why", u->why);
+		tg_json_end_object(j);
+	}
+	tg_json_end_array(j);
 }
 
 static void json_policy_files(struct tg_json *j, const struct tg_report *r)
@@ -815,6 +902,7 @@ int tg_report_write(int fd, const struct tg_report *r)
 	tg_json_kv_uint(j, "traps", r->ran ? r->run.ntraps : 0);
 	json_decisions(j, r);
 	json_conns(j, r);
+	json_unobserved(j, r);
 	json_changes(j, r->changes);
 	tg_json_kv_uint(j, "journal_bytes", r->changes ? r->changes->journal_bytes : 0);
 	tg_json_end_object(j);

@@ -131,6 +131,18 @@ struct tg_report_decision {
 	char *rule_id;
 	char *reason;
 	char *source;                /* "file:line" of the rule */
+	unsigned long count;         /* the same refusal repeated (a $PATH search, retries): >= 1 */
+};
+
+/* A rule the kernel enforces where txguard cannot see a refusal (e.g.
+ * Landlock refusing a read-only open, which never stops the command). */
+struct tg_unobserved {
+	const char *rule_id;
+	const char *enforced_by;     /* "landlock" */
+	const char *ops;             /* space-separated operations: "read exec" */
+	const char *const *paths;
+	size_t npaths;
+	const char *why;
 };
 
 /* Most decisions the report keeps; later ones are only counted
@@ -180,13 +192,21 @@ struct tg_report {
 	size_t nconns;
 	size_t conns_dropped;
 	bool proxy;                  /* the egress proxy ran */
+	/* Borrowed: rules enforced without a way to observe their refusals. */
+	const struct tg_unobserved *unobserved;
+	size_t nunobserved;
 };
 
 /* Record one proxy connection (deep copy). Bounded like the decisions. 0 or -ENOMEM. */
 int tg_report_add_conn(struct tg_report *r, const struct tg_net_conn *c);
 
 /* Record a decision that was not a plain allow (an allow is ignored and
- * returns 0). Copies what it needs. 0 or -ENOMEM. */
+ * returns 0). Copies what it needs. 0, or 1 when it repeats the last
+ * decision of the same thread (same rule and action, same path or
+ * address, or for an exec the same argv and program name: execvp walking
+ * $PATH, a retry) and was only counted there; 2 when such a repeat turned
+ * an exec's ENOENT (a missing $PATH entry) into the real refusal, which
+ * the decision now shows; or -ENOMEM. */
 int tg_report_add_decision(struct tg_report *r, const struct tg_op *op,
                            const struct tg_verdict *v, bool enforced);
 /* Free what the report owns and zero it. Accepts NULL. */

@@ -61,8 +61,9 @@ struct ll_path_beneath_attr {
 
 /* Devices every process expects to write; ptys for interactive tools. */
 static const char *const default_writable[] = {
-	"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx", "/dev/pts", "/dev/shm",
+	"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx", "/dev/pts", "/dev/shm", NULL,
 };
+const char *const *const tg_landlock_default_writable = default_writable;
 
 int tg_landlock_probe(void)
 {
@@ -219,6 +220,13 @@ static int collect_excl(struct ll *ll, const struct tg_landlock_spec *spec)
 			int r = canonical(lists[l][i], &c);
 			if (r < 0)
 				return r;
+			/* A secret that does not exist has nothing to hide, and
+			 * excluding it would cost every directory on its way the
+			 * right to get new entries (~/.cargo/credentials.toml
+			 * would make ~/.cargo half-writable). */
+			struct stat st;
+			if (lstat(c, &st) < 0 && errno == ENOENT)
+				continue;
 			r = tg_strv_push(&ll->excl, c);
 			if (r < 0)
 				return r;
@@ -245,7 +253,7 @@ static int build(struct ll *ll, const struct tg_landlock_spec *spec)
 	if (r < 0)
 		return r;
 	r = grant_listing(ll);
-	for (size_t i = 0; r >= 0 && i < TG_ARRAY_SIZE(default_writable); i++)
+	for (size_t i = 0; r >= 0 && default_writable[i]; i++)
 		r = grant_writable(ll, default_writable[i]);
 	for (size_t i = 0; r >= 0 && i < spec->nwritable; i++)
 		r = grant_writable(ll, spec->writable[i]);

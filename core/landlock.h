@@ -62,3 +62,24 @@ int tg_landlock_build(const struct tg_landlock_spec *spec, size_t *nrules);
  * unavailable, whatever the spec (the caller decides whether a spec without
  * deny_read may run on without it; one with deny_read must fail closed). */
 int tg_landlock_restrict(const struct tg_landlock_spec *spec);
+
+/* What a ruleset built from a spec refuses, seen from outside the domain,
+ * so that a refusal can be reported (the kernel says nothing to the
+ * supervisor unless audit is on, and stops nothing for ptrace). Built in
+ * the supervisor from the same spec the child enforces. */
+struct tg_landlock_view;
+
+/* 0 or -errno (-ENOMEM, -EINVAL for a relative path). */
+int tg_landlock_view_new(const struct tg_landlock_spec *spec, struct tg_landlock_view **out);
+void tg_landlock_view_free(struct tg_landlock_view *v);
+
+/* False when a write at `path` is certainly granted: path lies beneath a
+ * writable place that existed when the ruleset was built and holds no
+ * excluded path (or is such a place itself and `entry` is false, i.e. the
+ * call writes the object, not its name in the parent). True when Landlock
+ * may refuse it: only such calls are worth watching. */
+bool tg_landlock_view_may_refuse(const struct tg_landlock_view *v, const char *path, bool entry);
+
+/* The excluded path (deny_read or hidden, canonical) that `path` lies
+ * beneath, or NULL. */
+const char *tg_landlock_view_excluded(const struct tg_landlock_view *v, const char *path);

@@ -85,6 +85,7 @@ void tg_policy_free(struct tg_policy *p)
 	tg_strlist_clear(&p->files);
 	tg_strlist_clear(&p->writable);
 	tg_strlist_clear(&p->deny_read);
+	tg_strlist_clear(&p->create);
 	tg_strlist_clear(&p->writable_exp);
 	tg_strlist_clear(&p->deny_read_exp);
 	free(p->workspace);
@@ -258,6 +259,27 @@ const char *const *tg_policy_writable_paths(const struct tg_policy *p, size_t *n
 {
 	*n = p ? p->writable_exp.n : 0;
 	return p && p->writable_exp.v ? (const char *const *)p->writable_exp.v : NULL;
+}
+
+int tg_policy_create_paths(const struct tg_policy *p, char ***out)
+{
+	char buf[PATH_MAX * 2], norm[PATH_MAX * 2];
+	*out = NULL;
+	for (size_t i = 0; p && i < p->create.n; i++) {
+		const char *raw = p->create.v[i];
+		size_t l = strlen(raw);
+		if (tg_expand_pattern(raw, p->home, p->workspace, buf, sizeof(buf)) < 0 ||
+		    tg_normpath(buf, norm, sizeof(norm)) < 0 || norm[0] != '/')
+			continue;
+		if (l && raw[l - 1] == '/' && strcmp(norm, "/") != 0)
+			strcat(norm, "/");
+		if (tg_strv_push(out, norm) < 0) {
+			tg_strv_free(*out);
+			*out = NULL;
+			return -ENOMEM;
+		}
+	}
+	return 0;
 }
 
 const char *const *tg_policy_files(const struct tg_policy *p, size_t *n)

@@ -78,6 +78,11 @@ struct tg_policy_filter_info {
 };
 void tg_policy_filter_info(const struct tg_policy *p, struct tg_policy_filter_info *out);
 
+/* The `paths.create` entries, expanded: writable places txguard creates
+ * before the run when missing (Landlock can only grant what exists). A
+ * trailing "/" marks a directory, else an empty file. 0 or -ENOMEM. */
+int tg_policy_create_paths(const struct tg_policy *p, char ***out);
+
 /* Extra writable places (absolute, expanded) for Landlock and reports. */
 const char *const *tg_policy_writable_paths(const struct tg_policy *p, size_t *n);
 /* Secret paths that must not be read (absolute, expanded). */

@@ -130,6 +130,7 @@ struct tg_policy {
 
 	struct tg_strlist writable;     /* raw entries ("~/.cache") */
 	struct tg_strlist deny_read;
+	struct tg_strlist create;       /* raw: "~/.cargo/registry/" (a dir), "~/.lesshst" (a file) */
 	unsigned long max_procs;
 	bool network_deny;              /* network default */
 

@@ -925,8 +925,12 @@ static void paths_pair(struct ld *ld, const struct ynode *k, const struct ynode 
 		take_list(ld, v, k->s, LIST_LITERAL_PATH, &ld->p->writable);
 	else if (strcmp(k->s, "deny_read") == 0)
 		take_list(ld, v, k->s, LIST_PATHGLOB, &ld->p->deny_read);
-	else
-		ERR(ld, k, "unknown key '%s' in paths (expected writable, deny_read)", k->s);
+	else if (strcmp(k->s, "create") == 0) {
+		/* Writable places txguard creates when missing (issue 13). */
+		take_list(ld, v, k->s, LIST_LITERAL_PATH, &ld->p->create);
+		take_list(ld, v, k->s, LIST_LITERAL_PATH, &ld->p->writable);
+	} else
+		ERR(ld, k, "unknown key '%s' in paths (expected writable, create, deny_read)", k->s);
 }
 
 static void limits_pair(struct ld *ld, const struct ynode *k, const struct ynode *v, void *data)

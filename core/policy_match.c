@@ -589,7 +589,10 @@ static void builtin_verdict(const struct tg_match_env *env, const struct tg_op *
 		            "txguard's own journal and history are off limits to the command");
 		return;
 	}
-	if (op->kind == TG_OP_OPEN && op->path && deny_read_hit(env, op->path)) {
+	/* A write-only open reads nothing: it is judged as the write it is
+	 * (tar creating /tmp/x/.env is not reading a secret). */
+	if (op->kind == TG_OP_OPEN && (op->flags & O_ACCMODE) != O_WRONLY && op->path &&
+	    deny_read_hit(env, op->path)) {
 		set_builtin(out, TG_ACT_DENY, EACCES, "deny-read",
 		            "secrets (keys, tokens, credentials) are not readable under txguard");
 		return;

@@ -42,7 +42,7 @@
 #define TG_SPIN_PROBE_EVERY 64
 #define TG_PTRACE_OPTIONS                                                                          \
 	(PTRACE_O_EXITKILL | PTRACE_O_TRACESECCOMP | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |    \
-	 PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC)
+	 PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC | PTRACE_O_TRACESYSGOOD)
 
 /* What the child reports through its close-on-exec pipe when it fails
  * before the command runs. */
@@ -207,6 +207,13 @@ static void resume(pid_t pid, int sig)
 	(void)ptrace(PTRACE_CONT, pid, 0L, (long)sig);
 }
 
+/* Resume from a seccomp stop so that the call's return stops once more
+ * (a syscall-exit stop, SIGTRAP|0x80 with PTRACE_O_TRACESYSGOOD). */
+static void resume_watch(pid_t pid)
+{
+	(void)ptrace(PTRACE_SYSCALL, pid, 0L, 0L);
+}
+
 /* Skip the call: orig_rax = -1 means "no syscall", and rax is what the
  * tracee sees returned (-err for a failure), so nothing else about the
  * process changes. */
@@ -238,6 +245,7 @@ enum ev_kind {
 	EV_GROUP_STOP,  /* PTRACE_EVENT_STOP with a stop signal */
 	EV_TRAP_STOP,   /* PTRACE_EVENT_STOP otherwise: a new task's first stop, or LISTEN woken */
 	EV_SIGNAL,      /* signal-delivery stop */
+	EV_SYSCALL_EXIT, /* the return of a watched call (resume_watch) */
 	EV_COUNT,
 };
 
@@ -262,7 +270,7 @@ static enum ev_kind classify(int status)
 	case PTRACE_EVENT_STOP:
 		return is_stop_signal(WSTOPSIG(status)) ? EV_GROUP_STOP : EV_TRAP_STOP;
 	default:
-		return EV_SIGNAL;
+		return WSTOPSIG(status) == (SIGTRAP | 0x80) ? EV_SYSCALL_EXIT : EV_SIGNAL;
 	}
 }
 
@@ -520,7 +528,10 @@ static void judge(struct tracer *t, pid_t pid, const struct tg_op *op, const uin
 	case TG_DEC_ALLOW:
 		if (op->kind == TG_OP_EXEC)
 			remember_exec(t, pid, op, args, raw);
-		resume(pid, 0);
+		if (dec.watch_result && op->kind != TG_OP_EXEC)
+			resume_watch(pid);
+		else
+			resume(pid, 0);
 		break;
 	case TG_DEC_DENY:
 		if (op->kind == TG_OP_PROCESS && signal_tree_group(t, op)) {
@@ -783,6 +794,19 @@ static void on_signal(struct tracer *t, pid_t pid, int status)
 		resume(pid, WSTOPSIG(status));
 }
 
+/* A watched call returned: hand its result over, then run on. */
+static void on_syscall_exit(struct tracer *t, pid_t pid, int status)
+{
+	struct __ptrace_syscall_info info = { 0 };
+	(void)status;
+	if (!adopt(t, pid))
+		return;
+	if (ptrace(PTRACE_GET_SYSCALL_INFO, pid, (void *)sizeof(info), &info) > 0 &&
+	    info.op == PTRACE_SYSCALL_INFO_EXIT && t->hooks && t->hooks->on_result)
+		t->hooks->on_result(t->hooks->ud, pid, (long)info.exit.rval);
+	resume(pid, 0);
+}
+
 typedef void (*handler_fn)(struct tracer *t, pid_t pid, int status);
 static const handler_fn handlers[EV_COUNT] = {
 	[EV_EXIT] = on_exit_ev,
@@ -792,6 +816,7 @@ static const handler_fn handlers[EV_COUNT] = {
 	[EV_GROUP_STOP] = on_group_stop,
 	[EV_TRAP_STOP] = on_trap_stop,
 	[EV_SIGNAL] = on_signal,
+	[EV_SYSCALL_EXIT] = on_syscall_exit,
 };
 
 /* ---- timers and txguard's own signals ---- */

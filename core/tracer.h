@@ -22,6 +22,10 @@ enum tg_decision_kind {
 struct tg_decision {
 	enum tg_decision_kind kind;
 	int err;
+	/* TG_DEC_ALLOW only: stop again when the call returns and hand its
+	 * result to on_result() (a second stop: ask for it only where the
+	 * kernel may refuse what the policy allowed, e.g. Landlock). */
+	bool watch_result;
 };
 
 struct tg_tracer_hooks {
@@ -37,6 +41,10 @@ struct tg_tracer_hooks {
 	/* The tracer killed the tree on its own (argv mismatch at exec, proc
 	 * limit, ...): why, for the report. */
 	void (*on_kill)(void *ud, pid_t pid, const char *why);
+	/* The return value of a call on_op() asked to watch (watch_result),
+	 * as the tracee sees it (-errno on failure). Not called when the
+	 * thread dies before the call returns. */
+	void (*on_result)(void *ud, pid_t pid, long rval);
 };
 
 struct tg_filter_config {

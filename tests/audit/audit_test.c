@@ -291,8 +291,11 @@ Test(report, decisions_are_capped_and_counted)
 	struct tg_report r = { 0 };
 	struct tg_op op = exec_op();
 	struct tg_verdict audit = { .action = TG_ACT_AUDIT, .rule_id = "a" };
-	for (int i = 0; i < TG_REPORT_MAX_DECISIONS + 5; i++)
+	/* distinct threads: a repeat by the same thread is only counted */
+	for (int i = 0; i < TG_REPORT_MAX_DECISIONS + 5; i++) {
+		op.pid = 1000 + i;
 		cr_assert_eq(tg_report_add_decision(&r, &op, &deny_v, true), 0);
+	}
 	cr_assert_eq(tg_report_add_decision(&r, &op, &audit, true), 0);
 	cr_assert_eq(r.ndecisions, TG_REPORT_MAX_DECISIONS);
 	cr_assert_eq(r.decisions_dropped, 6);
@@ -301,6 +304,41 @@ Test(report, decisions_are_capped_and_counted)
 	/* the copies are deep: the last kept one still reads right */
 	cr_assert_str_eq(r.decisions[TG_REPORT_MAX_DECISIONS - 1].op.argv[1], "-rf");
 	cr_assert_str_eq(r.decisions[0].rule_id, "no-rm-root");
+	tg_report_clear(&r);
+}
+
+/* One decision per intent: execvp walking $PATH for a denied program, or a
+ * retry of the same call, is one decision with a count (issue 13). */
+Test(report, repeats_are_one_decision_with_a_count)
+{
+	struct tg_report r = { 0 };
+	const char *dirs[] = { "/usr/local/sbin/rm", "/usr/local/bin/rm", "/usr/sbin/rm", "/usr/bin/rm", "/bin/rm" };
+	struct tg_op op = exec_op();
+	for (size_t i = 0; i < 5; i++) {
+		op.path = (char *)dirs[i];
+		cr_assert_eq(tg_report_add_decision(&r, &op, &deny_v, true), i ? 1 : 0);
+	}
+	cr_assert_eq(r.ndecisions, 1);
+	cr_assert_eq(r.decisions[0].count, 5);
+	cr_assert_eq(r.ndenied, 1);
+	/* another program name, another thread, another rule: new decisions */
+	op.path = "/usr/bin/rmdir";
+	cr_assert_eq(tg_report_add_decision(&r, &op, &deny_v, true), 0);
+	op.pid = 43;
+	cr_assert_eq(tg_report_add_decision(&r, &op, &deny_v, true), 0);
+	struct tg_verdict other = deny_v;
+	other.rule_id = "other";
+	cr_assert_eq(tg_report_add_decision(&r, &op, &other, true), 0);
+	/* a path op repeats only on the same path */
+	struct tg_op u = { .kind = TG_OP_UNLINK, .name = "unlink", .nr = 87, .pid = 42, .path = "/etc/a" };
+	cr_assert_eq(tg_report_add_decision(&r, &u, &deny_v, true), 0);
+	cr_assert_eq(tg_report_add_decision(&r, &u, &deny_v, true), 1);
+	u.path = "/etc/b";
+	cr_assert_eq(tg_report_add_decision(&r, &u, &deny_v, true), 0);
+	cr_assert_eq(r.ndecisions, 6);
+	cr_assert_eq(r.decisions[4].count, 2);
+	_cleanup_free_ char *s = write_report(&r);
+	cr_assert(strstr(s, "\"count\":5"), "%s", s);
 	tg_report_clear(&r);
 }
 

@@ -96,7 +96,7 @@ def cmd_selftest():
         "exit": {"status": 0, "code": 0, "signal": None, "signal_name": None}, "error": None,
         "kill_reason": None, "audit_only": False, "rollback_on": "failure", "policy_files": [],
         "processes": 1, "traps": 0, "decisions": [], "decisions_dropped": 0,
-        "decision_counts": {"denied": 0, "killed": 0, "audited": 0}, "changes": None,
+        "decision_counts": {"denied": 0, "killed": 0, "audited": 0}, "unobserved": [], "changes": None,
         "journal_bytes": 0,
     }
     check(rv, good, "selftest good report")
@@ -111,7 +111,7 @@ def cmd_selftest():
     bad = copy.deepcopy(good)
     bad["decisions"] = [{"time": "2026-11-30T16:00:00.000Z", "pid": 1, "syscall": "execve", "op": "exec",
                          "action": "deny", "enforced": True, "errno": "EPERM", "rule": "r",
-                         "reason": None, "source": None, "bogus": 1}]
+                         "reason": None, "source": None, "count": 1, "bogus": 1}]
     must_fail(rv, bad, "unknown field in a decision")
     del bad["decisions"][0]["bogus"]
     check(rv, bad, "selftest decision")

@@ -1,0 +1,124 @@
+#!/bin/sh
+# refusal_test.sh [--unpriv] — every refusal reaches the caller (issue 13):
+# whichever layer refuses (the tracer, Landlock), the report holds exactly
+# one decision and stderr exactly one line naming the rule; what Landlock
+# refuses where txguard cannot see it (reads of secrets) is listed in the
+# report's "unobserved" and named after a failed run. With --unpriv the same
+# runs as an unprivileged user (a developer's laptop).
+. "$(dirname "$0")/../lib/common.sh"
+# Not under /tmp: the default policy makes /tmp writable, and $HOME must be
+# outside every writable place for these cases.
+TMPDIR="${TXGUARD_BUILD_DIR:?}" tg_tmpdir
+chmod 755 "$TG_TMP"
+H="$TG_TMP/home"
+O="$TG_TMP/out"
+mkdir -p "$H/.ssh" "$H/.aws" "$H/.cache" "$TG_TMP/ws" "$O"
+echo "PRIVATE-$$" >"$H/.ssh/id_rsa"
+echo "[default]" >"$H/.aws/credentials"
+echo keep >"$H/.bashrc"
+cp "$TXGUARD" "$TG_TMP/txguard"
+chmod 755 "$TG_TMP/txguard"
+PY=$(command -v python3) || skip "needs python3"
+
+runas() { env HOME="$H" TXGUARD_DEFAULT_POLICY_DIR="$TXGUARD_SOURCE_DIR/policy.d" "$@"; }
+if [ "${1:-}" = --unpriv ]; then
+	[ "$(id -u)" = 0 ] || skip "needs root to switch to an unprivileged user"
+	command -v setpriv >/dev/null || skip "needs setpriv(1)"
+	chown -R 65534:65534 "$H" "$TG_TMP/ws" "$O"
+	runas() {
+		setpriv --reuid=65534 --regid=65534 --clear-groups \
+			env HOME="$H" TXGUARD_DEFAULT_POLICY_DIR="$TXGUARD_SOURCE_DIR/policy.d" "$@"
+	}
+fi
+runas "$TG_TMP/txguard" doctor 2>/dev/null | grep -qiE "^landlock: *abi [1-9]" ||
+	skip "needs Landlock (txguard doctor shows no Landlock ABI)"
+
+# tg CASE [OPTIONS] -- CMD: run, keep rc, stderr, report and log as $O/CASE.*
+tg() {
+	case_=$1; shift
+	rc=0
+	(cd "$TG_TMP/ws" && runas "$TG_TMP/txguard" --report "$O/$case_.json" --log "$O/$case_.log" \
+		-w "$TG_TMP/ws" "$@") >"$O/$case_.out" 2>"$O/$case_.err" || rc=$?
+	echo "$rc" >"$O/$case_.rc"
+	chmod 644 "$O/$case_.json" "$O/$case_.log" 2>/dev/null || true
+}
+# decisions CASE: "rule op count" per decision
+decisions() {
+	"$PY" -c 'import json,sys
+r=json.load(open(sys.argv[1]))
+for d in r["decisions"]: print(d["rule"], d["op"], d["count"])' "$O/$1.json"
+}
+lines() { grep -c "^txguard: denied" "$O/$1.err" || true; }
+logged() { grep -c '"event":"decision"' "$O/$1.log" || true; }
+
+# 1. Reading a secret: Landlock refuses, nothing stops; listed as unobserved.
+tg read -- cat "$H/.ssh/id_rsa"
+[ "$(cat "$O/read.rc")" != 0 ] || fail "the secret was readable"
+grep -q "PRIVATE-$$" "$O/read.out" && fail "the secret's content reached the output"
+assert_eq "read: decisions" "" "$(decisions read)"
+"$PY" -c 'import json,sys
+r=json.load(open(sys.argv[1]))
+u=[x for x in r["unobserved"] if x["rule"]=="deny-read"]
+assert u and u[0]["enforced_by"]=="Landlock" and "read" in u[0]["operations"], u
+assert sys.argv[2] in u[0]["paths"], u' "$O/read.json" "$H/.ssh" || fail "deny-read is not listed as unobserved"
+grep -q "^txguard: note: Landlock enforces rule deny-read on" "$O/read.err" || fail "no note after a failed run: $(cat "$O/read.err")"
+
+# 2. Writing a secret: the tracer refuses (write-only open: judged as a write).
+tg wsecret -- sh -c "echo x > '$H/.ssh/id_rsa'"
+assert_eq "write secret: decisions" "read-only-outside-workspace open 1" "$(decisions wsecret)"
+assert_eq "write secret: stderr lines" 1 "$(lines wsecret)"
+assert_eq "write secret: log events" 1 "$(logged wsecret)"
+grep -q "PRIVATE-$$" "$H/.ssh/id_rsa" || fail "the secret was overwritten"
+
+# 3. Writing under $HOME outside the writable places.
+tg bashrc -- sh -c "echo x >> '$H/.bashrc'"
+assert_eq "bashrc: decisions" "read-only-outside-workspace open 1" "$(decisions bashrc)"
+assert_eq "bashrc: stderr lines" 1 "$(lines bashrc)"
+grep -q "^txguard: denied write to $H/.bashrc by rule read-only-outside-workspace" "$O/bashrc.err" ||
+	fail "bashrc: the line does not name the operation and rule: $(cat "$O/bashrc.err")"
+
+# 4. A writable place that did not exist at start: only Landlock refuses it,
+#    seen at the call's return.
+cat >"$O/later.yaml" <<EOP
+version: 1
+paths:
+  writable: [~/.later]
+EOP
+tg later -p "$O/later.yaml" -- touch "$H/.later"
+[ ! -e "$H/.later" ] || fail "Landlock let a new name into \$HOME"
+assert_eq "new place: decisions" "landlock-new-place open 1" "$(decisions later)"
+assert_eq "new place: stderr lines" 1 "$(lines later)"
+assert_eq "new place: log events" 1 "$(logged later)"
+"$PY" -c 'import json,sys
+d=json.load(open(sys.argv[1]))["decisions"][0]
+assert d["errno"]=="EACCES" and d["source"]=="landlock" and d["enforced"], d' "$O/later.json" ||
+	fail "the Landlock decision lacks its errno or source"
+
+# 5. paths.create: the same place created before the run, then no refusal.
+cat >"$O/create.yaml" <<EOP
+version: 1
+paths:
+  create: [~/.made/, ~/.made_history, ~/.nope/deeper/]
+EOP
+tg create -p "$O/create.yaml" -- sh -c "mkdir '$H/.made/x' && echo y >> '$H/.made_history'"
+assert_eq "create: rc" 0 "$(cat "$O/create.rc")"
+assert_eq "create: decisions" "" "$(decisions create)"
+[ -d "$H/.made/x" ] && [ "$(cat "$H/.made_history")" = y ] || fail "the created places were not writable"
+[ ! -e "$H/.nope" ] || fail "a place whose parent is missing was created"
+assert_eq "created file mode" 600 "$(stat -c %a "$H/.made_history")"
+
+# 6. One decision per intent: execvp walking $PATH for a denied program.
+mkdir -p "$TG_TMP/p1" "$TG_TMP/p2" "$TG_TMP/p3"
+for d in p1 p2 p3; do ln -s "$(command -v git || echo /usr/bin/git)" "$TG_TMP/$d/git-x" 2>/dev/null || true; done
+tg push -- env PATH="$TG_TMP/p1:$TG_TMP/p2:$TG_TMP/p3:/usr/local/bin:/usr/bin:/bin" git push --force origin main
+assert_eq "git push --force: one decision" "git-push-force exec" "$(decisions push | cut -d' ' -f1,2)"
+assert_eq "git push --force: stderr lines" 1 "$(lines push)"
+assert_eq "git push --force: log events" 1 "$(logged push)"
+[ "$(decisions push | cut -d' ' -f3)" -ge 5 ] || fail "the PATH walk was not counted: $(decisions push)"
+
+# 7. A benign run: zero decisions, nothing unobserved is named.
+tg benign -- sh -c 'echo hi > out; mkdir -p "$HOME/.cache/tool" && echo c > "$HOME/.cache/tool/c"'
+assert_eq "benign: rc" 0 "$(cat "$O/benign.rc")"
+assert_eq "benign: decisions" "" "$(decisions benign)"
+grep -q "note:" "$O/benign.err" && fail "a note after a good run"
+echo ok
