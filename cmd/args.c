@@ -18,11 +18,12 @@ enum {
 	OPT_TIMEOUT, OPT_KILL_AFTER, OPT_GRACE, OPT_MAX_PROCS, OPT_MEMORY_LIMIT,
 	OPT_MAX_FILE_SIZE, OPT_ENV_ALLOW, OPT_ENV_DENY, OPT_STRIP_SECRETS, OPT_REPORT,
 	OPT_REPORT_FD, OPT_LOG, OPT_LOG_FD, OPT_LOG_LEVEL, OPT_LOCK, OPT_TX,
-	OPT_TX_FAILURE, OPT_COLOR, OPT_JSON, OPT_FORCE, OPT_JOURNAL_SYNC,
+	OPT_TX_FAILURE, OPT_COLOR, OPT_JSON, OPT_FORCE, OPT_JOURNAL_SYNC, OPT_FORCE_WORKSPACE,
 };
 
 static const struct option long_opts[] = {
 	{ "workspace", required_argument, NULL, 'w' },
+	{ "force-workspace", no_argument, NULL, OPT_FORCE_WORKSPACE },
 	{ "policy", required_argument, NULL, 'p' },
 	{ "no-default-policy", no_argument, NULL, OPT_NO_DEFAULT_POLICY },
 	{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
@@ -47,6 +48,7 @@ static const struct option long_opts[] = {
 	{ "tx-failure", required_argument, NULL, OPT_TX_FAILURE },
 	{ "journal-sync", required_argument, NULL, OPT_JOURNAL_SYNC },
 	{ "quiet", no_argument, NULL, 'q' },
+	{ "verbose", no_argument, NULL, 'v' },
 	{ "color", required_argument, NULL, OPT_COLOR },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "force", no_argument, NULL, OPT_FORCE },
@@ -71,6 +73,7 @@ static const struct {
 	{ "begin", NULL, TG_CMD_BEGIN },
 	{ "commit", NULL, TG_CMD_COMMIT },
 	{ "rollback", NULL, TG_CMD_ROLLBACK },
+	{ "status", NULL, TG_CMD_STATUS },
 	{ "help", NULL, TG_CMD_HELP },
 };
 
@@ -81,7 +84,7 @@ static int bad(FILE *err, const char *fmt, ...)
 	va_start(ap, fmt);
 	fputs("txguard: ", err);
 	vfprintf(err, fmt, ap);
-	fputs("\nTry 'txguard --help' for more information.\n", err);
+	fputc('\n', err);
 	va_end(ap);
 	return -EINVAL;
 }
@@ -150,35 +153,131 @@ static int parse_log_level(const char *s, int *out)
 	return 0;
 }
 
-/* Find the subcommand named by argv[1] (and argv[2] for "policy").
- * Returns how many words it took, 0 for the implicit run. */
-static int parse_subcmd(int argc, char **argv, struct tg_opts *o, FILE *err)
+/* Whether word is an option that takes the next word as its value (-w DIR,
+ * -qw DIR, --workspace DIR, --work DIR: getopt_long's unique prefixes). */
+static bool takes_value(const char *word)
 {
-	if (argc < 2 || argv[1][0] == '-') {
+	if (word[1] != '-') {
+		size_t n = strlen(word);
+		return n >= 2 && (word[n - 1] == 'w' || word[n - 1] == 'p') &&
+		       strspn(word + 1, "qvhVwp") == n - 1;
+	}
+	const char *name = word + 2;
+	if (strchr(name, '='))
+		return false;
+	size_t len = strlen(name);
+	const struct option *hit = NULL;
+	for (const struct option *lo = long_opts; lo->name; lo++) {
+		if (strncmp(lo->name, name, len) != 0)
+			continue;
+		if (strlen(lo->name) == len)
+			return lo->has_arg == required_argument;
+		if (hit)
+			return false; /* ambiguous: getopt says so */
+		hit = lo;
+	}
+	return hit && hit->has_arg == required_argument;
+}
+
+/* The index of the first word that is neither an option nor an option's
+ * value: the subcommand, "--", or a bare word; argc when none. */
+static int first_word(int argc, char **argv)
+{
+	int i = 1;
+	while (i < argc && argv[i][0] == '-' && argv[i][1] && strcmp(argv[i], "--") != 0)
+		i += takes_value(argv[i]) ? 2 : 1;
+	return i < argc ? i : argc;
+}
+
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), row[32];
+	if (la >= 31 || lb >= 31)
+		return SIZE_MAX;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j];
+			size_t sub = diag + (a[i - 1] != b[j - 1]);
+			size_t best = up + 1 < row[j - 1] + 1 ? up + 1 : row[j - 1] + 1;
+			row[j] = sub < best ? sub : best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+/* "txguard lgo": a typo of a subcommand, or a program meant to run. */
+static int bare_word(int k, int argc, char **argv, FILE *err)
+{
+	const char *w = argv[k];
+	for (size_t i = 0; i < TG_ARRAY_SIZE(subcmds); i++) {
+		if (strlen(w) >= 3 && edit_distance(w, subcmds[i].word) <= 2) {
+			fprintf(err, "txguard: '%s' is not a subcommand; did you mean 'txguard %s'? "
+			        "(to run a program '%s': txguard -- %s)\n", w, subcmds[i].word, w, w);
+			return -EINVAL;
+		}
+	}
+	fputs("txguard: '", err);
+	fputs(w, err);
+	fputs("' is not a subcommand; did you mean 'txguard", err);
+	for (int i = 1; i < k; i++)
+		fprintf(err, " %s", argv[i]);
+	fprintf(err, " -- %s%s'? (commands go after '--')\n", w, k + 1 < argc ? " ..." : "");
+	return -EINVAL;
+}
+
+/* Find the subcommand: the first word that is not an option (txguard -q
+ * log). Returns how many words it takes, 0 for the implicit run, and sets
+ * *at to where they start. */
+static int parse_subcmd(int argc, char **argv, struct tg_opts *o, FILE *err, int *at)
+{
+	int k = first_word(argc, argv);
+	*at = k;
+	if (k >= argc || strcmp(argv[k], "--") == 0) {
 		o->cmd = TG_CMD_RUN;
 		return 0;
 	}
 	for (size_t i = 0; i < TG_ARRAY_SIZE(subcmds); i++) {
-		if (strcmp(argv[1], subcmds[i].word) != 0)
+		if (strcmp(argv[k], subcmds[i].word) != 0)
 			continue;
 		if (!subcmds[i].word2) {
 			o->cmd = subcmds[i].cmd;
 			return 1;
 		}
-		if (argc > 2 && strcmp(argv[2], subcmds[i].word2) == 0) {
+		if (k + 1 < argc && strcmp(argv[k + 1], subcmds[i].word2) == 0) {
 			o->cmd = subcmds[i].cmd;
 			return 2;
 		}
 	}
-	if (strcmp(argv[1], "policy") == 0) {
-		if (argc > 2 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0)) {
+	if (strcmp(argv[k], "policy") == 0) {
+		const char *next = k + 1 < argc ? argv[k + 1] : NULL;
+		if (next && (strcmp(next, "--help") == 0 || strcmp(next, "-h") == 0)) {
 			o->cmd = TG_CMD_HELP;
 			o->help_topic = "policy";
 			return -1;
 		}
-		return bad(err, "'policy' needs 'check' or 'explain', got '%s'", argc > 2 ? argv[2] : "");
+		return bad(err, "'policy' needs 'check' or 'explain'%s%s%s: txguard policy check, "
+		           "or txguard policy explain -- CMD", next ? " (got '" : "", next ? next : "",
+		           next ? "')" : "");
 	}
-	return bad(err, "unknown subcommand '%s' (to run a command, put it after '--')", argv[1]);
+	return bare_word(k, argc, argv, err);
+}
+
+/* argv without the n subcommand words at k: what getopt sees. */
+static char **drop_words(int argc, char **argv, int k, int n)
+{
+	char **v = calloc((size_t)(argc - n + 1), sizeof(char *));
+	if (!v)
+		return NULL;
+	int j = 0;
+	for (int i = 0; i < argc; i++)
+		if (i < k || i >= k + n)
+			v[j++] = argv[i];
+	return v;
 }
 
 static int set_option(int c, const char *arg, struct tg_opts *o, FILE *err)
@@ -186,6 +285,7 @@ static int set_option(int c, const char *arg, struct tg_opts *o, FILE *err)
 	int r = 0;
 	switch (c) {
 	case 'w': o->workspace = arg; break;
+	case OPT_FORCE_WORKSPACE: o->force_workspace = true; break;
 	case 'p': r = tg_strv_push(&o->policies, arg); break;
 	case OPT_NO_DEFAULT_POLICY: o->no_default_policy = true; break;
 	case OPT_STATE_DIR: o->state_dir = arg; break;
@@ -263,6 +363,7 @@ static int set_option(int c, const char *arg, struct tg_opts *o, FILE *err)
 			return bad(err, "--journal-sync: '%s' is not auto, full or batch", arg);
 		break;
 	case 'q': o->quiet = true; break;
+	case 'v': o->verbose = true; break;
 	case OPT_COLOR:
 		if (strcmp(arg, "auto") == 0)
 			o->color = TG_COLOR_AUTO;
@@ -287,7 +388,7 @@ static int take_positionals(int n, char **rest, struct tg_opts *o, FILE *err, bo
 	switch (o->cmd) {
 	case TG_CMD_RUN:
 		if (n == 0)
-			return bad(err, "%s", "no command to run: use 'txguard [OPTIONS] -- CMD [ARGS...]'");
+			return bad(err, "%s", "no command to run: put it after '--', e.g. txguard -- make test (txguard --help lists the subcommands)");
 		o->argv = rest;
 		return 0;
 	case TG_CMD_POLICY_CHECK:
@@ -304,7 +405,7 @@ static int take_positionals(int n, char **rest, struct tg_opts *o, FILE *err, bo
 	case TG_CMD_COMMIT:
 	case TG_CMD_ROLLBACK:
 		if (n != 1)
-			return bad(err, "%s", "this subcommand takes exactly one transaction ID");
+			return bad(err, "%s", "this subcommand takes exactly one ID ('txguard log' and 'txguard status' list them)");
 		o->id = rest[0];
 		return 0;
 	case TG_CMD_DIFF:
@@ -337,27 +438,29 @@ int tg_parse_args(int argc, char **argv, struct tg_opts *o, FILE *err)
 	o->log_fd = -1;
 	o->kill_after_ms = 2000;
 	o->grace_ms = 1000;
-	o->max_procs = 4096;
 	o->rollback_on_text = "failure";
 	o->log_level = TG_LOG_DECISIONS;
 
-	int skip = parse_subcmd(argc, argv, o, err);
+	int at = 0;
+	int skip = parse_subcmd(argc, argv, o, err, &at);
 	if (skip < 0)
 		return skip == -1 ? 0 : skip;
-	const char *topic = skip ? argv[1] : NULL;
+	const char *topic = skip ? argv[at] : NULL;
 	if (o->cmd == TG_CMD_POLICY_CHECK || o->cmd == TG_CMD_POLICY_EXPLAIN)
 		topic = o->cmd == TG_CMD_POLICY_CHECK ? "policy check" : "policy explain";
 
-	/* getopt_long over argv shifted past the subcommand words. For a run
-	 * '+' stops at the first non-option so the command's own flags stay
-	 * its own; other subcommands take options before or after their
-	 * positionals (txguard undo ID --force). */
+	/* getopt_long over argv without the subcommand words. For a run '+'
+	 * stops at the first non-option so the command's own flags stay its
+	 * own; other subcommands take options before or after their
+	 * positionals (txguard -q undo ID --force). */
+	if (!(o->argv_copy = drop_words(argc, argv, at, skip)))
+		return -ENOMEM;
 	int sargc = argc - skip;
-	char **sargv = argv + skip;
+	char **sargv = o->argv_copy;
 	optind = 0;
 	opterr = 0;
 	int c;
-	const char *shortopts = o->cmd == TG_CMD_RUN ? "+w:p:qhV" : "w:p:qhV";
+	const char *shortopts = o->cmd == TG_CMD_RUN ? "+w:p:qvhV" : "w:p:qvhV";
 	while ((c = getopt_long(sargc, sargv, shortopts, long_opts, NULL)) != -1) {
 		if (c == 'h') {
 			o->help_topic = topic;
@@ -371,8 +474,8 @@ int tg_parse_args(int argc, char **argv, struct tg_opts *o, FILE *err)
 		if (c == '?' || c == ':') {
 			const char *w = sargv[optind - 1];
 			if (optopt && optopt < 256 && c == '?')
-				return bad(err, "unknown or incomplete option '%s'", w);
-			return bad(err, "unknown option or missing value: '%s'", w);
+				return bad(err, "unknown or incomplete option '%s' ('txguard --help' lists the options)", w);
+			return bad(err, "unknown option or missing value: '%s' ('txguard --help' lists the options)", w);
 		}
 		int r = set_option(c, optarg, o, err);
 		if (r < 0)
@@ -387,6 +490,8 @@ void tg_opts_free(struct tg_opts *o)
 	tg_strv_free(o->policies);
 	tg_strv_free(o->env_allow);
 	tg_strv_free(o->env_deny);
+	free(o->argv_copy);
+	o->argv_copy = NULL;
 	o->policies = o->env_allow = o->env_deny = NULL;
 }
 

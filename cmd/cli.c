@@ -31,18 +31,6 @@ int tg_fail(const char *fmt, ...)
 	return 125;
 }
 
-int tg_workspace_path(const struct tg_opts *o, char **out)
-{
-	_cleanup_free_ char *real = realpath(o->workspace ? o->workspace : ".", NULL);
-	if (!real)
-		return -errno;
-	char *norm = tg_path_normalize(real);
-	if (!norm)
-		return -errno;
-	*out = norm;
-	return 0;
-}
-
 static int push_env_paths(char ***v)
 {
 	const char *env = getenv("TXGUARD_POLICY");
@@ -101,18 +89,21 @@ int tg_cli_main(int argc, char **argv)
 	struct tg_opts o;
 	if (tg_parse_args(argc, argv, &o, stderr) < 0) {
 		tg_opts_free(&o);
-		return 125;
+		return TG_EXIT_USAGE;
 	}
 	tg_quiet = o.quiet;
 	int rc;
 	switch (o.cmd) {
-	case TG_CMD_HELP: tg_print_help(o.help_topic, stdout); rc = 0; break;
+	case TG_CMD_HELP:
+		rc = tg_print_help(o.help_topic, stdout, stderr) < 0 ? TG_EXIT_USAGE : 0;
+		break;
 	case TG_CMD_VERSION: printf("txguard %s\n", TG_VERSION); rc = 0; break;
 	case TG_CMD_RUN: rc = tg_cmd_run(&o); break;
 	case TG_CMD_POLICY_CHECK: rc = tg_cmd_policy_check(&o); break;
 	case TG_CMD_POLICY_EXPLAIN: rc = tg_cmd_policy_explain(&o); break;
 	case TG_CMD_DOCTOR: rc = tg_cmd_doctor(&o); break;
 	case TG_CMD_RECOVER: rc = tg_cmd_recover(&o); break;
+	case TG_CMD_STATUS: rc = tg_cmd_status(&o); break;
 	default: rc = tg_cmd_history(&o); break;
 	}
 	tg_opts_free(&o);

@@ -25,6 +25,7 @@ enum tg_subcmd {
 	TG_CMD_ROLLBACK,
 	TG_CMD_HELP,
 	TG_CMD_VERSION,
+	TG_CMD_STATUS,
 };
 
 enum tg_rollback_on {
@@ -45,6 +46,7 @@ struct tg_opts {
 
 	/* shared */
 	const char *workspace;
+	bool force_workspace;            /* accept a too-wide workspace (/, $HOME) */
 	const char *state_dir;
 	char **policies;                 /* -p, in order */
 	bool no_default_policy;
@@ -70,6 +72,7 @@ struct tg_opts {
 	bool tx_failure_all;
 	int journal_sync;                /* --journal-sync: enum tg_sync_choice */
 	bool quiet;
+	bool verbose;                    /* -v: the summary line even when nothing happened */
 	enum tg_color color;
 
 	/* history and subcommand positionals */
@@ -77,18 +80,26 @@ struct tg_opts {
 	const char *path;
 	bool force;
 	char **explain_argv;
+	char **argv_copy;                /* argv without the subcommand words (owned) */
 };
 
 /* Parse argv into *o. Returns 0, or -EINVAL after printing one line
- * "txguard: ..." to err that says what is wrong and how to get help. */
+ * "txguard: ..." to err that says what is wrong and how to fix it (the
+ * caller exits TG_EXIT_USAGE). */
 int tg_parse_args(int argc, char **argv, struct tg_opts *o, FILE *err);
 void tg_opts_free(struct tg_opts *o);
 
 /* Whether an exit status counts as failure under --rollback-on. */
 bool tg_should_rollback(const struct tg_opts *o, bool signaled, bool killed, int exit_code);
 
-/* Usage text of the tool or one subcommand (NULL = main). */
-void tg_print_help(const char *topic, FILE *out);
+/* A command line txguard does not understand: nothing ran. */
+#define TG_EXIT_USAGE 2
+
+/* Usage text of the tool or one subcommand (NULL = main). -ENOENT, after
+ * one line on err naming the topics, when topic is not one. */
+int tg_print_help(const char *topic, FILE *out, FILE *err);
+/* Whether word names a help topic (a subcommand). */
+bool tg_help_has_topic(const char *word);
 
 int tg_cli_main(int argc, char **argv);
 
@@ -105,6 +116,11 @@ int tg_cmd_policy_explain(struct tg_opts *o);
 int tg_cmd_doctor(struct tg_opts *o);
 int tg_cmd_recover(struct tg_opts *o);
 int tg_cmd_history(struct tg_opts *o);
+int tg_cmd_status(struct tg_opts *o);
+
+/* nested.c: -EBUSY, with the one-line reason in why, when this process is
+ * traced by a txguard (txguard under txguard); else 0. */
+int tg_nested_check(char *why, size_t len);
 
 /* Policy paths in load order: installed policy.d (unless --no-default-policy),
  * $TXGUARD_POLICY entries, then -p. Returns a NULL-terminated vector. */
@@ -113,5 +129,18 @@ int tg_policy_paths(const struct tg_opts *o, char ***out);
  * after $TXGUARD_POLICY and before -p, and never writable by the command. */
 #define TG_WORKSPACE_POLICY ".txguard.yaml"
 
-/* Absolute, normalised workspace (default: cwd). */
+/* workspace.c: how the workspace was chosen (the report's workspace_source). */
+enum tg_ws_source { TG_WS_OPTION = 0, TG_WS_GIT, TG_WS_POLICY_FILE, TG_WS_CWD };
+const char *tg_ws_source_name(enum tg_ws_source src);
+/* Absolute, normalised workspace: -w, else the nearest ancestor of the
+ * current directory holding .txguard.yaml or .git (unless too wide), else
+ * the current directory. -ENOTDIR when it is not a directory. */
+int tg_workspace_resolve(const struct tg_opts *o, char **out, enum tg_ws_source *src);
 int tg_workspace_path(const struct tg_opts *o, char **out);
+/* Why ws is too wide to be a workspace ("your home directory"), or NULL. */
+const char *tg_workspace_too_wide(const char *ws);
+/* tg_workspace_resolve() plus the too-wide refusal (unless
+ * --force-workspace), for commands that write. On failure -errno, and why
+ * holds the one-line error (what is wrong, what to do). */
+int tg_workspace_for_writing(const struct tg_opts *o, char **out, enum tg_ws_source *src,
+                             char *why, size_t len);

@@ -6,7 +6,7 @@
 
 static const char main_help[] =
 	"Usage: txguard [RUN OPTIONS] -- CMD [ARGS...]\n"
-	"       txguard SUBCOMMAND [OPTIONS] [ARGS...]\n"
+	"       txguard [OPTIONS] SUBCOMMAND [ARGS...]\n"
 	"\n"
 	"Run CMD as a transaction on the workspace: a seccomp/ptrace supervisor\n"
 	"vets every exec and write against the YAML policy, journals what CMD is\n"
@@ -19,8 +19,10 @@ static const char main_help[] =
 	"  policy explain   show the verdict for a command line, or the merged rules\n"
 	"  doctor           report the kernel features txguard relies on\n"
 	"  recover          restore an interrupted transaction of the workspace\n"
-	"  log              list the workspace's transactions, newest first\n"
-	"  show ID          what a transaction changed, path by path\n"
+	"  status           open multi-command transactions, interrupted runs\n"
+	"  log              list the workspace's runs, newest first\n"
+	"  show ID          what a run changed, path by path (ID: a unique prefix,\n"
+	"                   the random suffix, or 'last')\n"
 	"  diff ID [PATH]   diff a transaction's pre-images with the current files\n"
 	"  undo [ID]        restore the workspace to before transaction ID\n"
 	"  begin            start a multi-command transaction (prints its ID)\n"
@@ -29,7 +31,11 @@ static const char main_help[] =
 	"  help [SUBCOMMAND]\n"
 	"\n"
 	"Run options:\n"
-	"  -w, --workspace DIR      the workspace (default: the current directory)\n"
+	"  -w, --workspace DIR      the workspace (default: the top of the enclosing\n"
+	"                           git work tree, or the nearest directory with a\n"
+	"                           .txguard.yaml, else the current directory; CMD\n"
+	"                           runs in the current directory)\n"
+	"      --force-workspace    accept a too-wide workspace (/, $HOME, /usr...)\n"
 	"  -p, --policy PATH        extra policy file or directory (repeatable)\n"
 	"      --no-default-policy  do not load the installed policy.d\n"
 	"      --state-dir DIR      where journals and history live\n"
@@ -39,7 +45,9 @@ static const char main_help[] =
 	"      --timeout DURATION   SIGTERM the tree after DURATION (e.g. 30s, 5m)\n"
 	"      --kill-after DURATION  then SIGKILL after this grace (default 2s)\n"
 	"      --grace DURATION     how long descendants may outlive CMD (default 1s)\n"
-	"      --max-procs N        limit on live processes in the tree (default 4096)\n"
+	"      --max-procs N        limit on live tasks in the tree; over it the tree\n"
+	"                           is killed (default: the policy's limits.max_procs,\n"
+	"                           2048 in the installed policy; 4096 without one)\n"
 	"      --memory-limit SIZE  address-space limit per process (e.g. 2G)\n"
 	"      --max-file-size SIZE largest file a process may write (e.g. 100M)\n"
 	"      --env-allow PATTERN  keep only matching environment variables\n"
@@ -59,17 +67,20 @@ static const char main_help[] =
 	"                           20 ms: safe if txguard is killed, not on a\n"
 	"                           power cut); auto batches only where the\n"
 	"                           filesystem orders the records for us\n"
-	"  -q, --quiet              print nothing of txguard's own\n"
+	"  -q, --quiet              no summary line (denials are still printed)\n"
+	"  -v, --verbose            the summary line even when nothing changed\n"
 	"      --color WHEN         auto (default), always, never\n"
 	"  -h, --help               this text (also after a subcommand)\n"
 	"  -V, --version            print the version\n"
 	"\n"
 	"Exit status: CMD's own; 128+N when signal N killed it; 125 when txguard\n"
-	"itself failed; 126 when CMD cannot be executed; 127 when it is not found.\n"
+	"itself failed; 126 when CMD cannot be executed; 127 when it is not found;\n"
+	"2 when txguard's command line is wrong (nothing ran).\n"
 	"Whether the workspace was restored is in the report (--report).\n"
 	"\n"
 	"Environment: TXGUARD_POLICY (extra policy paths, colon-separated),\n"
-	"TXGUARD_STATE_DIR, NO_COLOR. See txguard(1) and txguard-policy(5).\n";
+	"TXGUARD_STATE_DIR, TXGUARD_HISTORY_MAX_RUNS, TXGUARD_HISTORY_MAX_BYTES,\n"
+	"NO_COLOR. See txguard(1) and txguard-policy(5).\n";
 
 static const struct {
 	const char *topic;
@@ -93,7 +104,7 @@ static const struct {
 	  "each one came from.\n"
 	  "  -p, --policy PATH        extra policy file or directory (repeatable)\n"
 	  "      --no-default-policy  do not load the installed policy.d\n"
-	  "  -w, --workspace DIR      the workspace the verdict assumes (default: cwd)\n"
+	  "  -w, --workspace DIR      the workspace the verdict assumes (default: as for a run)\n"
 	  "      --json               machine-readable output\n" },
 	{ "doctor", "Usage: txguard doctor [--json]\n"
 	            "Probe seccomp, ptrace, PTRACE_GET_SYSCALL_INFO, Landlock and Yama, and say\n"
@@ -101,54 +112,76 @@ static const struct {
 	            "      --json               machine-readable output\n" },
 	{ "recover", "Usage: txguard recover [-w DIR] [--state-dir DIR]\n"
 	             "Restore any transaction of the workspace that a crashed txguard left open.\n"
-	             "  -w, --workspace DIR      the workspace (default: cwd)\n"
+	             "  -w, --workspace DIR      the workspace (default: as for a run)\n"
 	             "      --state-dir DIR      where journals live\n" },
+	{ "status", "Usage: txguard status [-w DIR] [--state-dir DIR] [--json]\n"
+	            "The workspace, how it was chosen, its open multi-command transactions and\n"
+	            "any run that is in progress or was interrupted (txguard recover restores it).\n"
+	            "  -w, --workspace DIR      the workspace (default: as for a run)\n"
+	            "      --state-dir DIR      where journals live\n"
+	            "      --json               machine-readable output\n" },
 	{ "log", "Usage: txguard log [-w DIR] [--state-dir DIR] [--json]\n"
-	         "List the workspace's transactions, newest first.\n"
-	         "  -w, --workspace DIR      the workspace (default: cwd)\n"
+	         "List the workspace's runs, newest first.\n"
+	         "  -w, --workspace DIR      the workspace (default: as for a run)\n"
 	         "      --state-dir DIR      where journals live\n"
 	         "      --json               machine-readable output\n" },
 	{ "show", "Usage: txguard show ID [-w DIR] [--state-dir DIR] [--json]\n"
-	          "What transaction ID changed, path by path.\n"
-	          "  -w, --workspace DIR      the workspace (default: cwd)\n"
+	          "What run ID changed, path by path. ID: the full id, any unique prefix,\n"
+	          "the random suffix after the last '-' (or a prefix of it), or 'last'.\n"
+	          "  -w, --workspace DIR      the workspace (default: as for a run)\n"
 	          "      --state-dir DIR      where journals live\n"
 	          "      --json               machine-readable output\n" },
 	{ "diff", "Usage: txguard diff ID [PATH] [-w DIR] [--state-dir DIR]\n"
 	          "Unified diff between ID's pre-images and the current files (binary: sizes and hashes).\n"
-	          "  -w, --workspace DIR      the workspace (default: cwd)\n"
+	          "  -w, --workspace DIR      the workspace (default: as for a run)\n"
 	          "      --state-dir DIR      where journals live\n" },
-	{ "undo", "Usage: txguard undo [ID] [--force] [-w DIR] [--state-dir DIR]\n"
+	{ "undo", "Usage: txguard undo [ID] [--force] [--json] [-w DIR] [--state-dir DIR]\n"
 	          "Restore the workspace to how it was before transaction ID (default: the\n"
 	          "newest), undoing later ones first. A path changed outside txguard since is\n"
 	          "refused, and named, unless --force.\n"
-	          "  -w, --workspace DIR      the workspace (default: cwd)\n"
+	          "  -w, --workspace DIR      the workspace (default: as for a run)\n"
 	          "      --state-dir DIR      where journals live\n"
-	          "      --force              overwrite paths changed outside txguard\n" },
+	          "      --force              overwrite paths changed outside txguard\n"
+	          "      --json               machine-readable result\n" },
 	{ "begin", "Usage: txguard begin [--tx NAME] [-w DIR] [--state-dir DIR]\n"
 	           "Start a multi-command transaction and print its ID; join it with\n"
 	           "'txguard --tx ID -- CMD', end it with commit or rollback.\n"
 	           "      --tx NAME            choose the ID\n"
-	           "  -w, --workspace DIR      the workspace (default: cwd)\n"
+	           "  -w, --workspace DIR      the workspace (default: as for a run)\n"
 	           "      --state-dir DIR      where journals live\n" },
 	{ "commit", "Usage: txguard commit ID [-w DIR] [--state-dir DIR]\n"
 	            "Commit a multi-command transaction.\n"
-	            "  -w, --workspace DIR      the workspace (default: cwd)\n"
+	            "  -w, --workspace DIR      the workspace (default: as for a run)\n"
 	            "      --state-dir DIR      where journals live\n" },
 	{ "rollback", "Usage: txguard rollback ID [-w DIR] [--state-dir DIR]\n"
 	              "Restore the workspace to before a multi-command transaction began.\n"
-	              "  -w, --workspace DIR      the workspace (default: cwd)\n"
+	              "  -w, --workspace DIR      the workspace (default: as for a run)\n"
 	              "      --state-dir DIR      where journals live\n" },
 };
 
-void tg_print_help(const char *topic, FILE *out)
+bool tg_help_has_topic(const char *word)
 {
-	if (topic) {
-		for (size_t i = 0; i < TG_ARRAY_SIZE(topics); i++) {
-			if (strcmp(topics[i].topic, topic) == 0) {
-				fputs(topics[i].text, out);
-				return;
-			}
+	for (size_t i = 0; i < TG_ARRAY_SIZE(topics); i++)
+		if (strcmp(topics[i].topic, word) == 0)
+			return true;
+	return false;
+}
+
+int tg_print_help(const char *topic, FILE *out, FILE *err)
+{
+	if (!topic) {
+		fputs(main_help, out);
+		return 0;
+	}
+	for (size_t i = 0; i < TG_ARRAY_SIZE(topics); i++) {
+		if (strcmp(topics[i].topic, topic) == 0) {
+			fputs(topics[i].text, out);
+			return 0;
 		}
 	}
-	fputs(main_help, out);
+	fprintf(err, "txguard: no help topic '%s'; the topics are the subcommands:", topic);
+	for (size_t i = 0; i < TG_ARRAY_SIZE(topics); i++)
+		fprintf(err, "%s %s", i ? "," : "", topics[i].topic);
+	fputc('\n', err);
+	return -ENOENT;
 }

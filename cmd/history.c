@@ -584,7 +584,15 @@ static int cmd_diff(struct hctx *c)
 int tg_cmd_history(struct tg_opts *o)
 {
 	struct hctx c = { .o = o };
-	int rc = tg_workspace_path(o, &c.workspace);
+	/* Commands that change the workspace refuse a too-wide one, as a run does. */
+	bool writes = o->cmd == TG_CMD_UNDO || o->cmd == TG_CMD_BEGIN ||
+	              o->cmd == TG_CMD_COMMIT || o->cmd == TG_CMD_ROLLBACK;
+	enum tg_ws_source src;
+	char why[512];
+	int rc = writes ? tg_workspace_for_writing(o, &c.workspace, &src, why, sizeof(why))
+	                : tg_workspace_resolve(o, &c.workspace, &src);
+	if (rc < 0 && writes)
+		return tg_fail("%s", why);
 	if (rc < 0)
 		return tg_fail("workspace %s: %s", o->workspace ? o->workspace : ".", strerror(-rc));
 	c.state_dir = o->state_dir ? o->state_dir : getenv("TXGUARD_STATE_DIR");

@@ -205,7 +205,7 @@ static void say_denied(struct run *r, const struct tg_op *op, const struct tg_ve
 {
 	/* An exec of a program that does not exist fails with ENOENT as it
 	 * would anyway (a shell walking $PATH): no line for that. */
-	if (r->o->quiet || (op->kind == TG_OP_EXEC && v->err == ENOENT))
+	if (op->kind == TG_OP_EXEC && v->err == ENOENT)
 		return;
 	char *line = tg_audit_denial_line(op, v, !r->o->audit_only);
 	if (!line)
@@ -369,8 +369,8 @@ static void on_kill(void *ud, pid_t pid, const char *why)
 	struct run *r = ud;
 	r->kill_reason = why;
 	tg_log_kill(r->log, pid, why);
-	if (!r->o->quiet)
-		fprintf(stderr, "txguard: killed the tree (pid %d): %s\n", (int)pid, why);
+	/* Like a denial, what txguard did to the tree is never quiet. */
+	fprintf(stderr, "txguard: killed the tree (pid %d): %s\n", (int)pid, why);
 }
 
 /* ---- setup ---- */
@@ -440,6 +440,34 @@ static bool want_color(const struct tg_opts *o)
 	return isatty(STDERR_FILENO);
 }
 
+/* The summary line is for runs where something happened: paths changed
+ * (committed or rolled back), txguard ended the tree, or a restore failed.
+ * A denial already had its own line; a failing command that changed
+ * nothing needs none (-v prints "exit N, nothing to roll back"). */
+static bool want_summary(const struct run *r, const struct tg_run_result *res)
+{
+	if (r->o->quiet)
+		return false;
+	if (r->o->verbose || r->report.outcome == TG_OUTCOME_RESTORE_FAILED)
+		return true;
+	if (r->report.changes && r->report.changes->n > 0)
+		return true;
+	return res->end == TG_END_POLICY_KILL || res->end == TG_END_TRACER_KILL ||
+	       res->end == TG_END_TIMEOUT || res->end == TG_END_INTERRUPTED;
+}
+
+/* The command itself could not be executed: say why, unless the policy's
+ * denial of that very exec already did (one line per refusal). */
+static void say_exec_failed(const struct run *r, const struct tg_run_result *res)
+{
+	if (res->end != TG_END_EXEC_FAILED || !res->exec_errno)
+		return;
+	if (r->last_denial && r->last_denial_pid == res->main_pid)
+		return;
+	tg_warn("%s: %s%s", r->o->argv[0], strerror(res->exec_errno),
+	        res->exec_errno == ENOENT ? " (not found: check the name and $PATH)" : "");
+}
+
 /* Finish: commit or restore, then the report. Returns the exit code. */
 static int finish(struct run *r, const struct tg_run_result *res, int report_fd)
 {
@@ -486,12 +514,13 @@ static int finish(struct run *r, const struct tg_run_result *res, int report_fd)
 	r->report.duration_ns = res->duration_ns;
 	tg_log_summary(r->log, &r->report);
 
-	if (!o->quiet) {
+	if (want_summary(r, res)) {
 		_cleanup_free_ char *line = tg_audit_summary_line(&r->report, r->color);
 		if (line)
 			fprintf(stderr, "%s\n", line);
 		say_unobserved(r);
 	}
+	say_exec_failed(r, res);
 	if (report_fd >= 0 && (rc = tg_report_write(report_fd, &r->report)) < 0)
 		tg_warn("cannot write the report: %s", strerror(-rc));
 	if (r->log && (rc = tg_log_error(r->log)) < 0)
@@ -580,10 +609,15 @@ static int setup(struct run *r, int *report_fd, int *log_fd)
 		return setup_fail(r, "cannot open the report or log output (see above)");
 	if (*log_fd >= 0 && !(r->log = tg_log_open(*log_fd, o->log_level)))
 		return setup_fail(r, "cannot start the log: %s", strerror(errno));
-	int rc = tg_workspace_path(o, &r->workspace);
+	char why[sizeof(r->error)];
+	if (tg_nested_check(why, sizeof(why)) < 0)
+		return setup_fail(r, "%s", why);
+	enum tg_ws_source src;
+	int rc = tg_workspace_for_writing(o, &r->workspace, &src, why, sizeof(why));
 	if (rc < 0)
-		return setup_fail(r, "workspace %s: %s", o->workspace ? o->workspace : ".", strerror(-rc));
+		return setup_fail(r, "%s", why);
 	r->report.workspace = r->workspace;
+	r->report.workspace_source = tg_ws_source_name(src);
 	if (!(r->ws_policy = tg_path_join(r->workspace, TG_WORKSPACE_POLICY)))
 		return setup_fail(r, "out of memory");
 	/* `txguard -w DIR -- CMD` runs CMD in DIR, unless the current
@@ -732,7 +766,8 @@ int tg_cmd_run(struct tg_opts *o)
 		.timeout_ms = o->timeout_ms,
 		.kill_after_ms = o->kill_after_ms,
 		.grace_ms = o->grace_ms,
-		.max_procs = fi.max_procs && fi.max_procs < o->max_procs ? fi.max_procs : o->max_procs,
+		/* --max-procs, else the policy's limits.max_procs, else 4096. */
+		.max_procs = o->max_procs ? o->max_procs : fi.max_procs ? fi.max_procs : 4096,
 		.child_setup = child_setup,
 		.child_ud = &r,
 	};

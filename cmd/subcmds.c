@@ -124,9 +124,11 @@ int tg_cmd_doctor(struct tg_opts *o)
 int tg_cmd_recover(struct tg_opts *o)
 {
 	_cleanup_free_ char *ws = NULL;
-	int rc = tg_workspace_path(o, &ws);
+	enum tg_ws_source src;
+	char why[512];
+	int rc = tg_workspace_for_writing(o, &ws, &src, why, sizeof(why));
 	if (rc < 0)
-		return tg_fail("workspace %s: %s", o->workspace ? o->workspace : ".", strerror(-rc));
+		return tg_fail("%s", why);
 	int n = 0;
 	rc = tg_recover(ws, o->state_dir ? o->state_dir : getenv("TXGUARD_STATE_DIR"), &n);
 	if (rc < 0)

@@ -905,6 +905,7 @@ int tg_report_write(int fd, const struct tg_report *r)
 	json_unobserved(j, r);
 	json_changes(j, r->changes);
 	tg_json_kv_uint(j, "journal_bytes", r->changes ? r->changes->journal_bytes : 0);
+	tg_json_kv_str(j, "workspace_source", r->workspace_source);
 	tg_json_end_object(j);
 	int ret = tg_json_newline(j);
 	tg_json_free(j);
@@ -1170,6 +1171,13 @@ char *tg_audit_summary_line(const struct tg_report *r, bool color)
 		}
 		break;
 	case TG_OUTCOME_ROLLED_BACK:
+		if (n == 0) {
+			/* "rolled back 0 paths" reads as if something happened. */
+			fputs("txguard: ", f);
+			put_why(f, r);
+			fputs(", nothing to roll back", f);
+			break;
+		}
 		fprintf(f, "txguard: rolled back %zu %s in ", n, paths);
 		put_duration(f, report_duration_ns(r));
 		fputs(" (", f);

@@ -161,6 +161,7 @@ struct tg_unobserved {
 struct tg_report {
 	char *const *argv;           /* borrowed: the command */
 	const char *workspace;       /* borrowed */
+	const char *workspace_source; /* borrowed: option, git, policy_file, cwd; NULL = unknown */
 	const char *txid;            /* borrowed; NULL when no transaction was opened */
 	const char *rollback_on;     /* borrowed: the --rollback-on text ("failure") */
 	bool audit_only;

@@ -170,6 +170,13 @@ int tg_hist_load(const char *workspace, const char *state_dir, struct tg_hist *o
 	return 0;
 }
 
+/* The random part of a run id: what follows its last '-'. */
+static const char *id_suffix(const char *id)
+{
+	const char *dash = strrchr(id, '-');
+	return dash ? dash + 1 : id;
+}
+
 int tg_hist_find(const struct tg_hist *h, const char *id, size_t *idx)
 {
 	if (!id || strcmp(id, "last") == 0 || strcmp(id, "HEAD") == 0) {
@@ -179,16 +186,20 @@ int tg_hist_find(const struct tg_hist *h, const char *id, size_t *idx)
 		return 0;
 	}
 	size_t len = strlen(id), found = SIZE_MAX;
+	if (len == 0)
+		return -ENOENT;
 	for (size_t i = 0; i < h->n; i++) {
 		if (strcmp(h->v[i].id, id) == 0) {
 			*idx = i;
 			return 0;
 		}
-		if (len >= 4 && strncmp(h->v[i].id, id, len) == 0) {
-			if (found != SIZE_MAX)
-				return -EEXIST;
-			found = i;
-		}
+	}
+	for (size_t i = 0; i < h->n; i++) {
+		if (strncmp(h->v[i].id, id, len) != 0 && strncmp(id_suffix(h->v[i].id), id, len) != 0)
+			continue;
+		if (found != SIZE_MAX)
+			return -EEXIST;
+		found = i;
 	}
 	if (found == SIZE_MAX)
 		return -ENOENT;

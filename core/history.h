@@ -53,9 +53,10 @@ int tg_hist_load(const char *workspace, const char *state_dir, struct tg_hist *o
 void tg_hist_clear(struct tg_hist *h);
 bool tg_hist_is_undone(const struct tg_txinfo *i);
 
-/* Resolve a user-given id: an exact id, a unique prefix (>= 4 chars), or
- * "last"/"HEAD" for the newest. -ENOENT when none matches, -EEXIST when a
- * prefix is ambiguous. *idx is the entry's index in h. */
+/* Resolve a user-given id: an exact id, any unique prefix of an id or of
+ * its random suffix (after the last '-': 5776db of 20261201T225922.791-5776db),
+ * or "last"/"HEAD" for the newest. -ENOENT when none matches, -EEXIST when
+ * the prefix is ambiguous. *idx is the entry's index in h. */
 int tg_hist_find(const struct tg_hist *h, const char *id, size_t *idx);
 
 /* What one run changed, path by path: the rule of the run's own summary at

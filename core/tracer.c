@@ -1030,9 +1030,8 @@ static void child_main(const struct tracer *t, int go_fd, int err_fd, const sigs
 	if (r < 0)
 		child_fail(err_fd, STAGE_FILTER, -r);
 	execvp(opts->argv[0], opts->argv);
-	r = errno;
-	fprintf(stderr, "txguard: %s: %s\n", opts->argv[0], strerror(r));
-	child_fail(err_fd, STAGE_EXEC, r);
+	/* The caller says why (res->exec_errno), unless its policy already did. */
+	child_fail(err_fd, STAGE_EXEC, errno);
 }
 
 /* ---- setup and result ---- */
@@ -1138,8 +1137,10 @@ static void fill_result(struct tracer *t, const struct child_error *ce, uint64_t
 		res->exit_code = WEXITSTATUS(st);
 		res->end = TG_END_EXITED;
 	}
-	if (ce->stage == STAGE_EXEC && !WIFSIGNALED(st))
+	if (ce->stage == STAGE_EXEC && !WIFSIGNALED(st)) {
 		res->end = TG_END_EXEC_FAILED;
+		res->exec_errno = ce->err;
+	}
 	if (t->interrupted)
 		res->end = TG_END_INTERRUPTED;
 	if (t->forced)

@@ -85,6 +85,7 @@ struct tg_run_result {
 	enum tg_run_end end;
 	int exit_code;       /* the contract's code: child's code, 128+N, 126/127 */
 	int term_signal;     /* when signaled */
+	int exec_errno;      /* TG_END_EXEC_FAILED: why exec failed (the caller says it) */
 	pid_t main_pid;
 	unsigned long nprocs;    /* processes seen in the tree */
 	unsigned long ntraps;    /* seccomp stops handled */

@@ -10,29 +10,21 @@ Wire `shell` into your framework's tool registry as a function tool.
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 
 from txguard_adapter import run  # noqa: E402
 
 
-def shell(command, workspace, timeout=300):
-    """Run `command` in `workspace` as a transaction; return a text summary."""
-    r = run(command, workspace, timeout=timeout, strip_secrets=True)
-    lines = [r["stdout"] or "", r["stderr"] or ""]
-    if r["outcome"] == "committed":
-        lines.append(f"[exit {r['returncode']}; {r['changes']['total']} path(s) changed and kept]")
-    elif r["outcome"] == "rolled_back":
-        lines.append(f"[exit {r['returncode']} ({r['end_reason']}); every change was undone, "
-                     "the workspace is as it was before this command]")
-    else:
-        lines.append(f"[txguard: {r['outcome']}: {r.get('error') or 'see stderr'}]")
-    for d in r["decisions"]:
-        if d["action"] in ("deny", "kill"):
-            lines.append(f"[denied by rule {d['rule']}: {d['reason']}]")
-    return "\n".join(line for line in lines if line)
+def shell(command, cwd, timeout=300):
+    """Run `command` in `cwd` as a transaction; return text the agent can read.
+
+    The workspace is txguard's choice: the top of the git work tree that
+    holds cwd (else cwd itself), so the whole project is journaled.
+    """
+    return run(command, cwd=cwd, timeout=timeout, strip_secrets=True, merge_output=True).text
 
 
 if __name__ == "__main__":
     if len(sys.argv) != 3:
-        sys.exit("usage: agent_tool.py WORKSPACE COMMAND")
+        sys.exit("usage: agent_tool.py DIR COMMAND")
     print(shell(sys.argv[2], sys.argv[1]))

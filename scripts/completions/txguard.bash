@@ -3,12 +3,12 @@
 # The option lists match `txguard [SUBCOMMAND] --help`
 # (tests/audit/completion_test.sh checks that).
 
-_txguard_run_opts="-w --workspace -p --policy --no-default-policy --state-dir
+_txguard_run_opts="-w --workspace --force-workspace -p --policy --no-default-policy --state-dir
 --rollback-on --audit-only --timeout --kill-after --grace --max-procs
 --memory-limit --max-file-size --env-allow --env-deny --strip-secrets --report
 --report-fd --log --log-fd --log-level --lock --tx --tx-failure --journal-sync -q --quiet
---color -h --help -V --version"
-_txguard_subcmds="run policy doctor recover log show diff undo begin commit rollback help"
+-v --verbose --color -h --help -V --version"
+_txguard_subcmds="run policy doctor recover status log show diff undo begin commit rollback help"
 
 # Options of one subcommand ("policy check" is passed as "policy-check").
 _txguard_sub_opts()
@@ -20,8 +20,8 @@ _txguard_sub_opts()
 	policy-explain) echo "-p --policy --no-default-policy -w --workspace --json -h --help" ;;
 	doctor) echo "--json -h --help" ;;
 	recover | diff | commit | rollback) echo "$ws -h --help" ;;
-	log | show) echo "$ws --json -h --help" ;;
-	undo) echo "$ws --force -h --help" ;;
+	log | show | status) echo "$ws --json -h --help" ;;
+	undo) echo "$ws --force --json -h --help" ;;
 	begin) echo "--tx $ws -h --help" ;;
 	*) echo "-h --help" ;;
 	esac

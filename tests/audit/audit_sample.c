@@ -135,7 +135,7 @@ int main(int argc, char **argv)
 	err |= write_log(dir, "log-exec.jsonl", TG_LOG_EXEC, &r);
 	err |= write_log(dir, "log-all.jsonl", TG_LOG_ALL, &r);
 
-	struct tg_report c = { .argv = (char *[]){ "make", "test", NULL }, .workspace = "/w",
+	struct tg_report c = { .argv = (char *[]){ "make", "test", NULL }, .workspace = "/w", .workspace_source = "git",
 	                       .txid = "t2", .rollback_on = "failure", .start_wall_ns = tg_wall_ns(),
 	                       .duration_ns = 420000000, .ran = true,
 	                       .run = { .end = TG_END_EXITED, .nprocs = 1 },

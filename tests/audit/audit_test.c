@@ -217,6 +217,7 @@ static void fill_rolled_back(struct tg_report *r)
 {
 	r->argv = rm_argv;
 	r->workspace = "/w";
+	r->workspace_source = "git";
 	r->txid = "20261130-1";
 	r->rollback_on = "failure";
 	r->policy_files = policy_files;
@@ -256,7 +257,8 @@ Test(report, rolled_back_fields)
 	                    "\"created\":[\"new.txt\"],"
 	                    "\"modified\":[\"src/a.c\"],\"deleted\":[\"old\xef\xbf\xbd.bin\"],"
 	                    "\"deleted_hex\":[\"6f6c64ff2e62696e\"],\"metadata\":[],"
-	                    "\"renamed\":[{\"from\":\"a.txt\",\"to\":\"b.txt\"}]},\"journal_bytes\":567}\n"), "%s", s);
+	                    "\"renamed\":[{\"from\":\"a.txt\",\"to\":\"b.txt\"}]},\"journal_bytes\":567,"
+	                    "\"workspace_source\":\"git\"}\n"), "%s", s);
 	tg_report_clear(&r);
 	cr_assert_null(r.decisions);
 }
@@ -283,7 +285,7 @@ Test(report, setup_failed)
 	                    "\"duration_s\":0,\"outcome\":\"setup_failed\",\"end_reason\":null,"
 	                    "\"exit\":{\"status\":125,\"code\":null,\"signal\":null,\"signal_name\":null},"
 	                    "\"error\":\"ptrace: Operation not permitted\""), "%s", s);
-	cr_assert(strstr(s, "\"changes\":null,\"journal_bytes\":0}"), "%s", s);
+	cr_assert(strstr(s, "\"changes\":null,\"journal_bytes\":0,\"workspace_source\":null}"), "%s", s);
 }
 
 Test(report, decisions_are_capped_and_counted)
@@ -474,6 +476,11 @@ Test(text, summary_committed_with_failure_code_and_setup)
 	                       .run = { .end = TG_END_EXITED, .exit_code = 2 } };
 	_cleanup_free_ char *a = tg_audit_summary_line(&r, false);
 	cr_assert_str_eq(a, "txguard: committed 0 paths in 0.00s (exit 2)");
+	/* A failure that changed nothing says so, not "rolled back 0 paths". */
+	struct tg_report n = { .outcome = TG_OUTCOME_ROLLED_BACK, .ran = true, .exit_status = 1,
+	                       .run = { .end = TG_END_EXITED, .exit_code = 1 } };
+	_cleanup_free_ char *c = tg_audit_summary_line(&n, false);
+	cr_assert_str_eq(c, "txguard: exit 1, nothing to roll back");
 	struct tg_report s = { .outcome = TG_OUTCOME_SETUP_FAILED, .error = "bad policy" };
 	_cleanup_free_ char *b = tg_audit_summary_line(&s, true);
 	cr_assert_str_eq(b, "\033[1;31mtxguard: not run: bad policy\033[0m");

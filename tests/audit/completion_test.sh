@@ -26,7 +26,7 @@ assert_eq "subcommands" "recover rollback run" "$(complete_line txguard r)"
 assert_eq "run option prefix" "--max-file-size --max-procs" "$(complete_line txguard --max)"
 assert_eq "after an option's value" "--tx --tx-failure" "$(complete_line txguard -w /tmp --tx)"
 assert_eq "doctor options" "--help --json" "$(complete_line txguard doctor --)"
-assert_eq "undo options" "--force" "$(complete_line txguard undo --f)"
+assert_eq "undo options" "--force" "$(complete_line txguard undo --fo)"
 assert_eq "policy explain options" "--json" "$(complete_line txguard policy explain --j)"
 assert_eq "a timeout value is not completed" "" "$(complete_line txguard --timeout '')"
 # After "--" comes the command: complete executables, not txguard's options.

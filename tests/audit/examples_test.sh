@@ -84,7 +84,7 @@ grep -q 'outcome committed' "$TG_TMP/ci-pass.out" || fail "ci-step: $(cat "$TG_T
 mkdir -p "$TG_TMP/agent"
 out=$("$PY" -B "$EX/agent_tool.py" "$TG_TMP/agent" 'echo hi; echo x > f.txt; exit 1')
 case $out in
-*"hi"*"[exit 1 (exited); every change was undone"*) ;;
+*"hi"*"[exit 1; all 1 change(s) were undone"*) ;;
 *) fail "agent_tool: $out" ;;
 esac
 [ ! -e "$TG_TMP/agent/f.txt" ] || fail "agent_tool: f.txt survived"

@@ -95,10 +95,11 @@ assert_eq "deny: log decisions" "$(field "$OUT/deny.json" 'len(r["decisions"])')
 	"$(grep -c '"event":"decision"' "$OUT/deny.jsonl")"
 grep -q '"event":"tx_rollback".*"ok":true' "$OUT/deny.jsonl" || fail "deny: no successful tx_rollback event"
 
-# -q silences txguard's own lines, denials included.
-tg quiet -q -- sh -c './forbidden-tool; exit 1'
+# -q silences the summary line, never a denial: exactly the one denial line.
+tg quiet -q -- sh -c './forbidden-tool; touch made; exit 1'
 assert_eq "quiet: exit" 1 "$rc"
-if grep -q '^txguard:' "$OUT/quiet.err"; then fail "quiet: txguard wrote: $(cat "$OUT/quiet.err")"; fi
+assert_eq "quiet: only the denial" "1 1" \
+	"$(grep -c '^txguard:' "$OUT/quiet.err") $(grep -c '^txguard: denied exec .*audit-test-deny-exec' "$OUT/quiet.err")"
 assert_eq "quiet: still reported" audit-test-deny-exec "$(field "$OUT/quiet.json" 'r["decisions"][0]["rule"]')"
 
 # --- 3. audit-only: nothing is denied, everything is reported --------------------

@@ -35,7 +35,7 @@ assert_eq "not found" 127 "$(code tg -- /nonexistent/cmd)"
 printf 'not executable\n' >"$TG_TMP/noexec"
 chmod 644 "$TG_TMP/noexec"
 assert_eq "not executable" 126 "$(code tg -- "$TG_TMP/noexec")"
-assert_eq "bad option" 125 "$(code tg --timeout soon -- true)"
+assert_eq "bad option (a usage error)" 2 "$(code tg --timeout soon -- true)"
 assert_eq "missing workspace" 125 "$(code "$TXGUARD" -q -w "$TG_TMP/nope" -- true)"
 
 # --- a failing command is rolled back byte for byte ---

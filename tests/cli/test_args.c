@@ -64,7 +64,7 @@ Test(args, defaults)
 	cr_assert_eq(PARSE(&o, "--", "true"), 0);
 	cr_assert_eq(o.kill_after_ms, 2000);
 	cr_assert_eq(o.grace_ms, 1000);
-	cr_assert_eq(o.max_procs, 4096);
+	cr_assert_eq(o.max_procs, 0); /* not given: the policy's limit, else 4096 */
 	cr_assert_eq(o.rollback_on, TG_RB_FAILURE);
 	cr_assert_eq(o.report_fd, -1);
 	cr_assert_eq(o.log_fd, -1);
@@ -246,4 +246,94 @@ Test(args, rollback_rules)
 	cr_assert_not(tg_should_rollback(&o, false, false, 1));
 	cr_assert(tg_should_rollback(&o, true, false, 137));
 	tg_opts_free(&o);
+}
+
+/* ---- one grammar: txguard [OPTIONS] SUBCOMMAND, txguard [OPTIONS] -- CMD ---- */
+
+/* Parse with errors captured: returns what tg_parse_args() printed. */
+static char errbuf[1024];
+
+static int parse_err(struct tg_opts *o, char **v, size_t n)
+{
+	memcpy(argv_store, v, (n + 1) * sizeof(*v));
+	memset(errbuf, 0, sizeof(errbuf));
+	FILE *f = fmemopen(errbuf, sizeof(errbuf) - 1, "w");
+	int rc = tg_parse_args((int)n, argv_store, o, f);
+	fclose(f);
+	return rc;
+}
+
+#define PARSE_ERR(o, ...)                                               \
+	({                                                              \
+		char *v_[] = { "txguard", __VA_ARGS__, NULL };          \
+		parse_err((o), v_, TG_ARRAY_SIZE(v_) - 1);              \
+	})
+
+Test(args, options_before_a_subcommand)
+{
+	struct tg_opts o;
+	cr_assert_eq(PARSE(&o, "-q", "log"), 0);
+	cr_assert_eq(o.cmd, TG_CMD_LOG);
+	cr_assert(o.quiet);
+	tg_opts_free(&o);
+	cr_assert_eq(PARSE(&o, "-w", "log", "--state-dir=/s", "show", "abc"), 0);
+	cr_assert_eq(o.cmd, TG_CMD_SHOW, "-w's value 'log' is not the subcommand");
+	cr_assert_str_eq(o.workspace, "log");
+	cr_assert_str_eq(o.state_dir, "/s");
+	cr_assert_str_eq(o.id, "abc");
+	tg_opts_free(&o);
+	cr_assert_eq(PARSE(&o, "--work", "/w", "-qv", "undo", "--force"), 0);
+	cr_assert_eq(o.cmd, TG_CMD_UNDO);
+	cr_assert_str_eq(o.workspace, "/w");
+	cr_assert(o.force && o.quiet && o.verbose);
+	tg_opts_free(&o);
+	cr_assert_eq(PARSE(&o, "-qw", "/w", "policy", "check"), 0);
+	cr_assert_eq(o.cmd, TG_CMD_POLICY_CHECK);
+	cr_assert_str_eq(o.workspace, "/w");
+	tg_opts_free(&o);
+	cr_assert_eq(PARSE(&o, "status", "--json"), 0);
+	cr_assert_eq(o.cmd, TG_CMD_STATUS);
+	cr_assert(o.json);
+	tg_opts_free(&o);
+	cr_assert_eq(PARSE(&o, "--force-workspace", "-w", "/", "--", "log"), 0);
+	cr_assert_eq(o.cmd, TG_CMD_RUN, "after '--' log is a program");
+	cr_assert(o.force_workspace);
+	cr_assert_str_eq(o.argv[0], "log");
+	cr_assert_null(o.argv[1]);
+	tg_opts_free(&o);
+}
+
+Test(args, bare_word_suggests_dashdash)
+{
+	struct tg_opts o;
+	cr_assert_eq(PARSE_ERR(&o, "-q", "ls", "-l"), -EINVAL);
+	cr_assert_str_eq(errbuf, "txguard: 'ls' is not a subcommand; did you mean "
+	                         "'txguard -q -- ls ...'? (commands go after '--')\n");
+	tg_opts_free(&o);
+	cr_assert_eq(PARSE_ERR(&o, "lgo"), -EINVAL);
+	cr_assert(strstr(errbuf, "did you mean 'txguard log'?"), "%s", errbuf);
+	cr_assert_eq(strchr(errbuf, '\n'), errbuf + strlen(errbuf) - 1, "one line: %s", errbuf);
+	tg_opts_free(&o);
+}
+
+Test(args, every_error_is_one_line)
+{
+	struct tg_opts o;
+	const char *cases[][3] = {
+		{ "--timeout", "soon", "--" }, { "--nosuch", "--", "true" },
+		{ "policy", "nosuch", NULL }, { "show", NULL, NULL }, { "-q", NULL, NULL },
+	};
+	for (size_t i = 0; i < TG_ARRAY_SIZE(cases); i++) {
+		char *v[5] = { "txguard", NULL };
+		size_t n = 1;
+		for (size_t k = 0; k < 3 && cases[i][k]; k++)
+			v[n++] = (char *)cases[i][k];
+		v[n] = NULL;
+		cr_assert_eq(parse_err(&o, v, n), -EINVAL, "case %zu", i);
+		size_t len = strlen(errbuf);
+		cr_assert(len > 10 && errbuf[len - 1] == '\n' && !memchr(errbuf, '\n', len - 1),
+		          "case %zu: not one line: %s", i, errbuf);
+		cr_assert(strncmp(errbuf, "txguard: ", 9) == 0, "%s", errbuf);
+		tg_opts_free(&o);
+	}
 }
