@@ -230,7 +230,9 @@ int tg_host_check_examples(const struct tg_policy *p, FILE *out)
 		char host[HOST_MAX + 2];
 		unsigned port;
 		struct tg_verdict v;
-		if (tg_policy_host_split(ex->text, host, sizeof(host), &port) < 0) {
+		char norm[HOST_MAX + 2];
+		if (tg_policy_host_split(ex->text, host, sizeof(host), &port) < 0 ||
+		    !host_normalize(host, strlen(host), norm, sizeof(norm))) {
 			fprintf(out, "%s:%u:%u: network.hosts: cannot read example '%s' (expected host or host:port)\n",
 			        ex->file, ex->line, ex->col, ex->text);
 			fails++;

@@ -11,8 +11,8 @@
  * header buffer that is freed once the tunnel is up); a client past the
  * bound gets 503 at once; a header or ClientHello that takes longer than
  * header_timeout_ms gets 408 and is closed; an upstream that does not
- * answer within connect_timeout_ms gets 504. Nothing blocks the loop
- * except getaddrinfo (see docs/proxy.md).
+ * answer within connect_timeout_ms gets 504. Nothing blocks the loop:
+ * getaddrinfo runs in resolver threads (proxy_dns.c).
  */
 #include "proxy.h"
 
@@ -34,18 +34,21 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "proxy_dns.h"
 #include "util.h"
 
 #define BUF_MAX (20 * 1024)           /* request header, or one TLS record + change */
 #define HOST_MAX 256
 #define TAG_LISTEN UINT64_MAX
 #define TAG_WAKE (UINT64_MAX - 1)
+#define TAG_DNS (UINT64_MAX - 2)
+#define DNS_THREADS 4
 #define COPY_CHUNK (64 * 1024)
 /* Below this many bytes a direction copies through user space: a short
  * exchange costs fewer syscalls without the two pipes. Past it, splice. */
 #define SPLICE_AFTER (256 * 1024)
 
-enum state { ST_FREE, ST_HEADER, ST_CONNECTING, ST_HELLO, ST_TUNNEL };
+enum state { ST_FREE, ST_HEADER, ST_RESOLVING, ST_CONNECTING, ST_HELLO, ST_TUNNEL };
 
 struct pipe_dir {
 	int r, w;                         /* the pipe */
@@ -57,6 +60,7 @@ struct pipe_dir {
 
 struct conn {
 	enum state st;
+	uint64_t gen;                     /* tells a late lookup result from this slot's next use */
 	int cfd, ufd;
 	unsigned ev_c, ev_u;              /* the epoll interest registered */
 	uint64_t deadline;                /* monotonic ns; 0 = none */
@@ -90,6 +94,8 @@ struct tg_proxy {
 	size_t nlive;
 	struct map_entry *map;
 	size_t nmap;
+	struct tg_dns *dns;               /* lookups off the loop (proxy_dns.h) */
+	uint64_t next_gen;
 	/* The records, appended by the thread, read after stop. */
 	struct tg_net_conn *recs;
 	size_t nrecs, recs_dropped;
@@ -272,13 +278,7 @@ static int resolve(struct tg_proxy *p, const char *host, unsigned port, struct a
 			return *out ? 0 : -ENOMEM;
 		}
 	}
-	char ps[8];
-	snprintf(ps, sizeof(ps), "%u", port);
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_ADDRCONFIG };
-	int rc = getaddrinfo(host, ps, &hints, out);
-	if (rc != 0)
-		return rc == EAI_NONAME || rc == EAI_NODATA ? -ENOENT : -EHOSTUNREACH;
-	return 0;
+	return -ESRCH;   /* not in the map: ask the resolver threads */
 }
 
 /* An address an allowed name resolves to is still judged by the connect
@@ -302,6 +302,7 @@ static bool addr_allowed(const struct tg_proxy *p, const struct addrinfo *ai)
 
 static void start_tunnel(struct tg_proxy *p, struct conn *c);
 static void on_connected(struct tg_proxy *p, struct conn *c);
+static void resolved(struct tg_proxy *p, struct conn *c, int rc);
 
 static void try_connect(struct tg_proxy *p, struct conn *c)
 {
@@ -542,6 +543,20 @@ static void on_request(struct tg_proxy *p, struct conn *c, size_t hlen)
 		c->len = 0;
 	}
 	int rc = resolve(p, host, port, &c->ai, &c->ai_ours);
+	if (rc == -ESRCH) {
+		rc = tg_dns_submit(p->dns, host, port, (size_t)(c - p->conns), c->gen);
+		if (rc == 0) {
+			c->st = ST_RESOLVING;
+			c->deadline = tg_now_ns() + (uint64_t)p->o.connect_timeout_ms * 1000000u;
+			set_events(p, c, false, 0);
+			return;
+		}
+	}
+	resolved(p, c, rc);
+}
+
+static void resolved(struct tg_proxy *p, struct conn *c, int rc)
+{
 	if (rc < 0) {
 		rec_error(c, rc == -ENOENT ? "the name does not resolve" : "name resolution failed", 0);
 		reply_close(p, c, 502, "Bad Gateway", "txguard: cannot resolve the host\n");
@@ -549,6 +564,22 @@ static void on_request(struct tg_proxy *p, struct conn *c, size_t hlen)
 	}
 	c->ai_next = c->ai;
 	try_connect(p, c);
+}
+
+static void on_dns(struct tg_proxy *p)
+{
+	struct tg_dns_result *r = tg_dns_take(p->dns), *next;
+	for (; r; r = next) {
+		next = r->next;
+		struct conn *c = r->slot < p->nconns ? &p->conns[r->slot] : NULL;
+		if (c && c->st == ST_RESOLVING && c->gen == r->gen) {
+			c->ai = r->ai;
+			c->ai_ours = false;
+			r->ai = NULL;
+			resolved(p, c, r->err);
+		}
+		tg_dns_result_free(r);
+	}
 }
 
 static void on_connected(struct tg_proxy *p, struct conn *c)
@@ -902,6 +933,10 @@ static void on_event(struct tg_proxy *p, uint64_t tag, unsigned events)
 		else if (events & (EPOLLERR | EPOLLHUP))
 			conn_close(p, c);
 		break;
+	case ST_RESOLVING:
+		if (events & (EPOLLERR | EPOLLHUP))
+			conn_close(p, c);
+		break;
 	case ST_CONNECTING:
 		if (upstream)
 			on_connect_event(p, c);
@@ -958,6 +993,7 @@ static void on_accept(struct tg_proxy *p)
 		c->cfd = fd;
 		c->ufd = c->cu.r = c->cu.w = c->uc.r = c->uc.w = -1;
 		c->st = ST_HEADER;
+		c->gen = ++p->next_gen;
 		c->deadline = tg_now_ns() + (uint64_t)p->o.header_timeout_ms * 1000000u;
 		p->nlive++;
 		int one = 1;
@@ -977,6 +1013,9 @@ static void check_deadlines(struct tg_proxy *p, uint64_t now)
 		} else if (c->st == ST_HELLO) {
 			rec_deny(c, "network-hosts-sni", "CONNECT carries TLS only, and no ClientHello came in time");
 			conn_close(p, c);
+		} else if (c->st == ST_RESOLVING) {
+			rec_error(c, "name resolution timed out", 0);
+			reply_close(p, c, 504, "Gateway Timeout", "txguard: the host name did not resolve in time\n");
 		} else if (c->st == ST_CONNECTING) {
 			if (c->ai_next) {
 				try_connect(p, c);
@@ -1001,6 +1040,8 @@ static void *proxy_main(void *arg)
 		for (int i = 0; i < n; i++) {
 			if (evs[i].data.u64 == TAG_WAKE)
 				stop = true;
+			else if (evs[i].data.u64 == TAG_DNS)
+				on_dns(p);
 			else if (evs[i].data.u64 == TAG_LISTEN)
 				on_accept(p);
 			else
@@ -1093,8 +1134,11 @@ int tg_proxy_start(struct tg_proxy **out, const struct tg_proxy_opts *o)
 	    (p->epfd = epoll_create1(EPOLL_CLOEXEC)) < 0)
 		goto fail;
 	p->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if ((rc = tg_dns_new(&p->dns, DNS_THREADS)) < 0)
+		goto fail;
 	if ((rc = add_fixed(p->epfd, p->lfd, TAG_LISTEN)) < 0 ||
-	    (rc = add_fixed(p->epfd, p->wfd, TAG_WAKE)) < 0)
+	    (rc = add_fixed(p->epfd, p->wfd, TAG_WAKE)) < 0 ||
+	    (rc = add_fixed(p->epfd, tg_dns_fd(p->dns), TAG_DNS)) < 0)
 		goto fail;
 	/* Every signal blocked in the thread: the supervisor's signal handling
 	 * stays on its own thread, and a SIGPIPE from splice() to a closed
@@ -1147,6 +1191,7 @@ void tg_proxy_free(struct tg_proxy *p)
 	close_fd(&p->wfd);
 	close_fd(&p->epfd);
 	close_fd(&p->spare_fd);
+	tg_dns_release(p->dns);
 	free(p->conns);
 	for (size_t i = 0; i < p->nrecs; i++)
 		tg_net_conn_clear(&p->recs[i]);

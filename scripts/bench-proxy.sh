@@ -49,6 +49,8 @@ for r in $(seq "$REPS"); do
 	tg python3 "$HERE/bench/proxy_client.py" "$REQS" bench.test "$PORT" proxy >> "$TMP/rq.proxy"
 	echo "rep $r/$REPS done" >&2
 done
+echo "samples (bytes/s, seconds): download direct $(tr '\n' ' ' < "$TMP/dl.direct")| proxy $(tr '\n' ' ' < "$TMP/dl.proxy")"
+echo "  requests direct $(tr '\n' ' ' < "$TMP/rq.direct")| proxy $(tr '\n' ' ' < "$TMP/rq.proxy")"
 dd=$(median < "$TMP/dl.direct") dp=$(median < "$TMP/dl.proxy")
 rd=$(median < "$TMP/rq.direct") rp=$(median < "$TMP/rq.proxy")
 awk -v dd="$dd" -v dp="$dp" -v size="$SIZE" 'BEGIN {

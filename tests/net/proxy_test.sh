@@ -64,7 +64,7 @@ cat > hosts.yaml <<YEOF
 version: 1
 network:
   hosts:
-    allow: [good.test, "*.mirror.test", "black.test:$BLACK"]
+    allow: [good.test, "*.mirror.test", "black.test:$BLACK", localhost]
     deny: [bad.mirror.test]
     examples:
       match: ["good.test:443", "a.mirror.test"]
@@ -99,6 +99,14 @@ assert_eq "http connection" "GET good.test $HTTP allow network-hosts-allow None 
 "$PY" "$TXGUARD_SOURCE_DIR/tests/audit/validate.py" report https.json http.json >/dev/null || fail "report schema"
 "$PY" "$TXGUARD_SOURCE_DIR/tests/audit/validate.py" log https.log http.log >/dev/null || fail "log schema"
 grep -q '"event":"connection".*"host":"good.test"' https.log || fail "no connection event in the log"
+
+# A name the proxy resolves itself (getaddrinfo in its resolver threads;
+# localhost comes from /etc/hosts, no DNS). no_proxy lists localhost, so
+# the proxy is named explicitly.
+out=$(run localhost sh -c 'curl -sS --noproxy "" -x "$http_proxy" "http://localhost:'"$HTTP"'/hello.txt"') ||
+	fail "localhost through the proxy: $(cat localhost.err)"
+assert_eq "localhost body" hello "$out"
+assert_eq "localhost connection" "GET localhost $HTTP allow network-hosts-allow None True" "$(conns localhost)"
 
 # ---- denied host: the command sees an error, one decision, one line ----
 rc=0
