@@ -796,7 +796,7 @@ int tg_cmd_run(struct tg_opts *o)
 	tg_run_proxy_finish(&r.proxy, &r.report);
 	if (rc < 0) {
 		const char *hint = setup_hint(-rc);
-		tg_warn("cannot supervise the command: %s%s%s", strerror(-rc), hint ? "\n  " : "",
+		tg_warn("cannot supervise the command: %s%s%s", strerror(-rc), hint ? "; " : "",
 		        hint ? hint : "");
 		/* Nothing ran, but the journal is open: close it cleanly. */
 		tg_txn_rollback(r.txn, NULL, NULL);

@@ -8,8 +8,8 @@
  * shell sits in app/src thus journals (and may change) all of app/. The
  * command itself still runs in the current directory.
  *
- * A workspace that is too wide to journal sensibly (/, $HOME and the
- * directories above it, the system trees) is refused unless
+ * A workspace that is too wide to journal sensibly (/, $HOME, /home and
+ * the other system trees) is refused unless
  * --force-workspace: every write anywhere below would be journaled, and the
  * policy's "outside the workspace" rules would protect nothing. A
  * discovered root that is too wide (a dotfiles repository in $HOME) is
@@ -67,8 +67,6 @@ const char *tg_workspace_too_wide(const char *ws)
 	_cleanup_free_ char *h = home && home[0] == '/' ? tg_path_normalize(home) : NULL;
 	if (h && strcmp(ws, h) == 0)
 		return "your home directory";
-	if (h && tg_path_is_under(h, ws))
-		return "a directory that holds home directories";
 	return NULL;
 }
 

@@ -15,5 +15,6 @@ apt-get install -y -qq --no-install-recommends \
 	zstd tar git make sed perl python3 python3-jsonschema python3-pip curl openssl \
 	attr util-linux procps busybox man-db groff-base zsh diffutils \
 	iproute2 e2fsprogs bsdutils valgrind acl libcap2-bin \
+	dpkg-dev debhelper fakeroot \
 	>/dev/null
 echo "install-deps: done"

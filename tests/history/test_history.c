@@ -141,8 +141,17 @@ Test(history_find, ids_prefixes_last)
 	cr_assert_eq(tg_hist_find(&h, "20261130T17", &at), 0);
 	cr_assert_eq(at, 0);
 	cr_assert_eq(tg_hist_find(&h, "20261130T16", &at), -EEXIST);
-	cr_assert_eq(tg_hist_find(&h, "202", &at), -ENOENT); /* too short a prefix */
+	cr_assert_eq(tg_hist_find(&h, "202", &at), -EEXIST); /* any length: ambiguous here */
 	cr_assert_eq(tg_hist_find(&h, "nope", &at), -ENOENT);
+	/* The random suffix, or a unique prefix of it. */
+	cr_assert_eq(tg_hist_find(&h, "aaaaaa", &at), 0);
+	cr_assert_eq(at, 0);
+	cr_assert_eq(tg_hist_find(&h, "aa", &at), 0);
+	cr_assert_eq(at, 0);
+	cr_assert_eq(tg_hist_find(&h, "bbbbbc", &at), 0);
+	cr_assert_eq(at, 2);
+	cr_assert_eq(tg_hist_find(&h, "bbbbb", &at), -EEXIST);
+	cr_assert_eq(tg_hist_find(&h, "", &at), -ENOENT);
 	struct tg_hist empty = { 0 };
 	cr_assert_eq(tg_hist_find(&empty, "last", &at), -ENOENT);
 }
