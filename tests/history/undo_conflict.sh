@@ -74,7 +74,10 @@ assert_eq "y undone" undone "$(field "$y" outcome)"
 
 # a run in progress holds the state dir's lock: undo says so and waits for nobody
 if command -v flock >/dev/null; then
-	tg -- sleep 3 &
+	# The run lasts until the test releases it, not a fixed time: under load
+	# a fixed sleep could end before undo starts.
+	rm -f "$TG_TMP/release"
+	tg -- sh -c "while [ ! -e '$TG_TMP/release' ]; do sleep 0.05; done" &
 	bg=$!
 	n=0
 	while flock -n "$TXGUARD_STATE_DIR/lock" true 2>/dev/null; do
@@ -84,6 +87,7 @@ if command -v flock >/dev/null; then
 	done
 	tree=$(snapshot "$ws")
 	rc=0; h undo --force >/dev/null 2>"$TG_TMP/err" || rc=$?
+	: >"$TG_TMP/release"
 	wait "$bg" || fail "the background run failed"
 	assert_eq "undo during a run" 1 "$rc"
 	grep -q "in progress" "$TG_TMP/err" || fail "no busy message: $(cat "$TG_TMP/err")"
