@@ -1,4 +1,5 @@
 /* cli.c — dispatch to subcommands, and the one error-reporting family. */
+#include <errno.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -87,8 +88,14 @@ int tg_policy_paths(const struct tg_opts *o, char ***out)
 int tg_cli_main(int argc, char **argv)
 {
 	struct tg_opts o;
-	if (tg_parse_args(argc, argv, &o, stderr) < 0) {
+	int prc = tg_parse_args(argc, argv, &o, stderr);
+	if (prc < 0) {
 		tg_opts_free(&o);
+		/* Out of memory is txguard failing, not the caller's mistake. */
+		if (prc == -ENOMEM) {
+			fputs("txguard: out of memory while reading the command line\n", stderr);
+			return 125; /* the contract's "txguard failed" */
+		}
 		return TG_EXIT_USAGE;
 	}
 	tg_quiet = o.quiet;
