@@ -518,8 +518,10 @@ static int finish(struct run *r, const struct tg_run_result *res, int report_fd)
 		_cleanup_free_ char *line = tg_audit_summary_line(&r->report, r->color);
 		if (line)
 			fprintf(stderr, "%s\n", line);
-		say_unobserved(r);
 	}
+	/* Not only after a summary: a failed read of a secret changes nothing,
+	 * and the note is what explains its "Permission denied". */
+	say_unobserved(r);
 	say_exec_failed(r, res);
 	if (report_fd >= 0 && (rc = tg_report_write(report_fd, &r->report)) < 0)
 		tg_warn("cannot write the report: %s", strerror(-rc));
