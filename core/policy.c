@@ -2,6 +2,7 @@
  * filter info, `policy check` examples, `policy explain` and the merge dump.
  */
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -164,6 +165,38 @@ int tg_policy_finish(struct tg_policy *p)
 	return 0;
 }
 
+/* "/etc/ssh/ssh_host_*_key": Landlock takes paths, not patterns, so a glob
+ * in the last component only is expanded to the files it names now (a
+ * secret is read from a file that exists). True when the pattern was taken
+ * that way. `pat` is expanded ($HOME...) and unescaped but for the glob. */
+static bool glob_existing(const char *pat, const char *home, const char *ws, struct tg_strlist *out)
+{
+	char buf[PATH_MAX * 2], norm[PATH_MAX * 2];
+	if (strstr(pat, "**") || tg_expand_pattern(pat, home, ws, buf, sizeof(buf)) < 0)
+		return false;
+	char *slash = strrchr(buf, '/');
+	if (!slash || slash == buf)
+		return false;
+	*slash = '\0';
+	if (!tg_glob_is_literal(buf))
+		return false;
+	DIR *d = opendir(buf);
+	if (!d)
+		return true;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.' && slash[1] != '.')
+			continue;
+		if (tg_glob_match(slash + 1, e->d_name, TG_GLOB_PATH) != TG_GLOB_MATCH)
+			continue;
+		_cleanup_free_ char *full = tg_asprintf("%s/%s", buf, e->d_name);
+		if (full && tg_normpath(full, norm, sizeof(norm)) == 0)
+			tg_strlist_push(out, norm);
+	}
+	closedir(d);
+	return true;
+}
+
 static void expand_list(const struct tg_strlist *in, struct tg_strlist *out, const char *home,
                         const char *ws, bool literal_only, bool unescape)
 {
@@ -198,6 +231,8 @@ static void expand_list(const struct tg_strlist *in, struct tg_strlist *out, con
 				buf[w++] = *c;
 			}
 			buf[w] = '\0';
+			if (!lit && glob_existing(in->v[i], home, ws, out))
+				continue;
 			if (!lit || !buf[0])
 				continue;
 		}
