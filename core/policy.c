@@ -728,3 +728,66 @@ void tg_policy_dump(const struct tg_policy *p, bool json, FILE *out)
 		fprintf(out, " %s(%s)", p->denied_syscalls[i], tg_errno_name(p->deny_errno[i]));
 	fputc('\n', out);
 }
+
+/* ---- explain a signal ------------------------------------------------------------ */
+
+/* The program name and real uid of pid, as the tracer reads them. */
+static void read_victim(pid_t pid, struct tg_proc_victim *v)
+{
+	char path[64];
+	_cleanup_free_ char *buf = NULL;
+	size_t len;
+	v->pid = pid;
+	v->uid = -1;
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	if (tg_read_file(path, &buf, &len, 64) == 0)
+		snprintf(v->comm, sizeof(v->comm), "%.*s", (int)strcspn(buf, "\n"), buf);
+	free(buf);
+	buf = NULL;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (tg_read_file(path, &buf, &len, 1 << 16) == 0) {
+		const char *u = strstr(buf, "\nUid:");
+		if (u)
+			v->uid = strtol(u + 5, NULL, 10);
+	}
+}
+
+void tg_policy_explain_signal(const struct tg_policy *p, pid_t pid, int sig, bool json, FILE *out)
+{
+	char cwd[PATH_MAX];
+	struct tg_match_env env;
+	struct tg_verdict v;
+	struct tg_op op = { .kind = TG_OP_PROCESS, .name = "kill" };
+	explain_env(p, &env, cwd, sizeof(cwd));
+	op.proc.scope = TG_PROC_PID;
+	op.proc.pid = pid;
+	op.proc.sig = sig;
+	/* Seen from a command under txguard, a process that already runs is
+	 * never one of its tree. */
+	read_victim(pid, &op.proc.victims[0]);
+	op.proc.nvictims = 1;
+	tg_policy_decide_env(&env, &op, &v);
+	const struct tg_proc_victim *t = &op.proc.victims[0];
+	if (json) {
+		fprintf(out, "{\"pid\":%d,\"signal\":%d,\"comm\":", (int)pid, sig);
+		json_str(out, t->comm[0] ? t->comm : NULL);
+		fprintf(out, ",\"uid\":%ld,\"verdict\":\"%s\",\"errno\":", t->uid, tg_action_name(v.action));
+		json_str(out, v.action == TG_ACT_DENY ? tg_errno_name(v.err) : NULL);
+		fputs(",\"rule\":", out);
+		json_str(out, v.rule_id);
+		fputs(",\"reason\":", out);
+		json_str(out, v.reason);
+		fputs(",\"source\":", out);
+		json_str(out, v.source);
+		fputs("}\n", out);
+		return;
+	}
+	fprintf(out, "signal %d to pid %d (%s, uid %ld), from a command under txguard\nverdict: %s",
+	        sig, (int)pid, t->comm[0] ? t->comm : "no such process", t->uid,
+	        tg_action_name(v.action));
+	if (v.action == TG_ACT_DENY)
+		fprintf(out, " (%s)", tg_errno_name(v.err) ? tg_errno_name(v.err) : "?");
+	if (v.rule_id)
+		fprintf(out, "\nrule: %s (%s)\nreason: %s", v.rule_id, v.source, v.reason);
+	fputc('\n', out);
+}
