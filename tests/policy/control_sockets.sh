@@ -18,14 +18,24 @@ out=$("$TXGUARD_SOURCE_DIR/scripts/arena" -- sh -c '
 		rm -f $s
 		python3 -c "
 import socket, sys
-l = socket.socket(socket.AF_UNIX); l.bind(sys.argv[1]); l.listen(1); l.settimeout(20)
+l = socket.socket(socket.AF_UNIX); l.bind(sys.argv[1]); l.listen(1); l.settimeout(150)
 try:
     c, _ = l.accept(); open(\"/tmp/accepted\", \"a\").write(sys.argv[1] + \"\\n\")
 except OSError:
     pass
 " $s &
+		pids="$pids $!"
 	done
 	sleep 0.5
+	# The control: without txguard a listener does accept.
+	python3 -c "
+import socket, time
+for _ in range(300):
+    try:
+        socket.socket(socket.AF_UNIX).connect(\"/run/control.sock\"); break
+    except OSError:
+        time.sleep(0.1)
+"
 	for s in /run/dbus/system_bus_socket /run/systemd/private /var/run/docker.sock \
 		/run/libvirt/libvirt-sock; do
 		"$TXGUARD" -q -w $WS --report /tmp/r.json -- python3 -c "
@@ -39,9 +49,9 @@ except OSError as e:
 		grep -o "\"rule\":\"[a-z-]*\"" /tmp/r.json | head -n 1
 	done
 	"$TXGUARD" -q -w $WS -- busctl --system list >/dev/null 2>&1; echo "busctl-rc=$?"
-	# The control: without txguard a listener does accept.
-	python3 -c "import socket; socket.socket(socket.AF_UNIX).connect(\"/run/control.sock\")"
-	sleep 0.5
+	# Listeners that got nothing are still waiting: end them.
+	for p in $pids; do kill $p 2>/dev/null; done
+	sleep 0.2
 	[ -e /tmp/accepted ] && sed "s/^/accepted /" /tmp/accepted
 	echo done
 ' 2>&1) || true
