@@ -2,6 +2,7 @@
  * filter info, `policy check` examples, `policy explain` and the merge dump.
  */
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -166,6 +167,38 @@ int tg_policy_finish(struct tg_policy *p)
 	return 0;
 }
 
+/* "/etc/ssh/ssh_host_*_key": Landlock takes paths, not patterns, so a glob
+ * in the last component only is expanded to the files it names now (a
+ * secret is read from a file that exists). True when the pattern was taken
+ * that way. `pat` is expanded ($HOME...) and unescaped but for the glob. */
+static bool glob_existing(const char *pat, const char *home, const char *ws, struct tg_strlist *out)
+{
+	char buf[PATH_MAX * 2], norm[PATH_MAX * 2];
+	if (strstr(pat, "**") || tg_expand_pattern(pat, home, ws, buf, sizeof(buf)) < 0)
+		return false;
+	char *slash = strrchr(buf, '/');
+	if (!slash || slash == buf)
+		return false;
+	*slash = '\0';
+	if (!tg_glob_is_literal(buf))
+		return false;
+	DIR *d = opendir(buf);
+	if (!d)
+		return true;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.' && slash[1] != '.')
+			continue;
+		if (tg_glob_match(slash + 1, e->d_name, TG_GLOB_PATH) != TG_GLOB_MATCH)
+			continue;
+		_cleanup_free_ char *full = tg_asprintf("%s/%s", buf, e->d_name);
+		if (full && tg_normpath(full, norm, sizeof(norm)) == 0)
+			tg_strlist_push(out, norm);
+	}
+	closedir(d);
+	return true;
+}
+
 static void expand_list(const struct tg_strlist *in, struct tg_strlist *out, const char *home,
                         const char *ws, bool literal_only, bool unescape)
 {
@@ -200,6 +233,8 @@ static void expand_list(const struct tg_strlist *in, struct tg_strlist *out, con
 				buf[w++] = *c;
 			}
 			buf[w] = '\0';
+			if (!lit && glob_existing(in->v[i], home, ws, out))
+				continue;
 			if (!lit || !buf[0])
 				continue;
 		}
@@ -716,5 +751,68 @@ void tg_policy_dump(const struct tg_policy *p, bool json, FILE *out)
 	        p->max_procs, p->max_procs ? "" : " (unlimited)", p->network_deny ? "deny" : "allow");
 	for (size_t i = 0; i < p->ndenied; i++)
 		fprintf(out, " %s(%s)", p->denied_syscalls[i], tg_errno_name(p->deny_errno[i]));
+	fputc('\n', out);
+}
+
+/* ---- explain a signal ------------------------------------------------------------ */
+
+/* The program name and real uid of pid, as the tracer reads them. */
+static void read_victim(pid_t pid, struct tg_proc_victim *v)
+{
+	char path[64];
+	_cleanup_free_ char *buf = NULL;
+	size_t len;
+	v->pid = pid;
+	v->uid = -1;
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	if (tg_read_file(path, &buf, &len, 64) == 0)
+		snprintf(v->comm, sizeof(v->comm), "%.*s", (int)strcspn(buf, "\n"), buf);
+	free(buf);
+	buf = NULL;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (tg_read_file(path, &buf, &len, 1 << 16) == 0) {
+		const char *u = strstr(buf, "\nUid:");
+		if (u)
+			v->uid = strtol(u + 5, NULL, 10);
+	}
+}
+
+void tg_policy_explain_signal(const struct tg_policy *p, pid_t pid, int sig, bool json, FILE *out)
+{
+	char cwd[PATH_MAX];
+	struct tg_match_env env;
+	struct tg_verdict v;
+	struct tg_op op = { .kind = TG_OP_PROCESS, .name = "kill" };
+	explain_env(p, &env, cwd, sizeof(cwd));
+	op.proc.scope = TG_PROC_PID;
+	op.proc.pid = pid;
+	op.proc.sig = sig;
+	/* Seen from a command under txguard, a process that already runs is
+	 * never one of its tree. */
+	read_victim(pid, &op.proc.victims[0]);
+	op.proc.nvictims = 1;
+	tg_policy_decide_env(&env, &op, &v);
+	const struct tg_proc_victim *t = &op.proc.victims[0];
+	if (json) {
+		fprintf(out, "{\"pid\":%d,\"signal\":%d,\"comm\":", (int)pid, sig);
+		json_str(out, t->comm[0] ? t->comm : NULL);
+		fprintf(out, ",\"uid\":%ld,\"verdict\":\"%s\",\"errno\":", t->uid, tg_action_name(v.action));
+		json_str(out, v.action == TG_ACT_DENY ? tg_errno_name(v.err) : NULL);
+		fputs(",\"rule\":", out);
+		json_str(out, v.rule_id);
+		fputs(",\"reason\":", out);
+		json_str(out, v.reason);
+		fputs(",\"source\":", out);
+		json_str(out, v.source);
+		fputs("}\n", out);
+		return;
+	}
+	fprintf(out, "signal %d to pid %d (%s, uid %ld), from a command under txguard\nverdict: %s",
+	        sig, (int)pid, t->comm[0] ? t->comm : "no such process", t->uid,
+	        tg_action_name(v.action));
+	if (v.action == TG_ACT_DENY)
+		fprintf(out, " (%s)", tg_errno_name(v.err) ? tg_errno_name(v.err) : "?");
+	if (v.rule_id)
+		fprintf(out, "\nrule: %s (%s)\nreason: %s", v.rule_id, v.source, v.reason);
 	fputc('\n', out);
 }

@@ -20,6 +20,7 @@
 #include "glob.h"
 #include "path.h"
 #include "policy_int.h"
+#include "remote.h"
 #include "util.h"
 
 #define BUF 8192
@@ -863,6 +864,108 @@ static void judge_loaded(const struct tg_match_env *env, const struct tg_op *op,
 	tg_loader_op_clear(&cur);
 }
 
+/* ---- remote command lines ---------------------------------------------------------- */
+
+#define TG_REMOTE_DEPTH 8
+/* The remote side's context: no workspace of ours (relative paths land in
+ * the remote home, outside anything the journal covers). */
+#define TG_REMOTE_HOME "/home/.remote"
+
+static const char remote_unparsed_reason[] =
+	"could not parse the remote command (command substitution, a heredoc or unbalanced quotes) "
+	"and a destructive rule could match its words; simplify the remote command, or run it "
+	"yourself outside txguard";
+
+/* Could any exec deny or kill rule match a word of this text? */
+static bool could_be_destructive(const struct tg_match_env *env, const char *text)
+{
+	const struct tg_policy *p = env->p;
+	_cleanup_strv_ char **tok = NULL;
+	if (tg_remote_tokens(text, &tok) < 0)
+		return true;
+	for (size_t i = 0; p && i < p->nrules; i++) {
+		const struct tg_rule *r = p->rules[i];
+		if (r->disabled_by || r->kind != TG_RULE_EXEC || r->action < TG_ACT_DENY)
+			continue;
+		for (size_t j = 0; j < r->exec.program.n; j++)
+			for (size_t k = 0; tok[k]; k++)
+				if (gmatch(r->exec.program.v[j], base_name(tok[k]), TG_GLOB_STRING, true))
+					return true;
+	}
+	return false;
+}
+
+static void judge_remote_text(const struct tg_match_env *env, const char *text, int depth,
+                              struct tg_verdict *out);
+
+/* One remote simple command: judged as an exec, then what it wraps. */
+static void judge_remote_words(const struct tg_match_env *env, char **argv, size_t argc, int depth,
+                               struct tg_verdict *out)
+{
+	struct tg_verdict v;
+	size_t k = tg_remote_skip_prefix(argv, argc);
+	argv += k, argc -= k;
+	if (argc == 0)
+		return;
+	if (depth > TG_REMOTE_DEPTH) {
+		set_builtin(&v, TG_ACT_DENY, EPERM, "remote-unparsed", remote_unparsed_reason);
+		merge_stricter(out, &v);
+		return;
+	}
+	struct tg_op op = { .kind = TG_OP_EXEC, .name = "execve", .argv = argv, .argc = argc };
+	judge_one(env, &op, &v);
+	merge_stricter(out, &v);
+	_cleanup_free_ char *text = NULL;
+	if (tg_remote_is_ssh(argv[0]) && tg_remote_ssh_command(argv, argc, &text) == 0 && text)
+		judge_remote_text(env, text, depth + 1, out);
+	const char *script = tg_remote_shell_script(argv, argc);
+	if (script)
+		judge_remote_text(env, script, depth + 1, out);
+	size_t w = tg_remote_unwrap(argv, argc);
+	if (w)
+		judge_remote_words(env, argv + w, argc - w, depth + 1, out);
+}
+
+static void judge_remote_text(const struct tg_match_env *env, const char *text, int depth,
+                              struct tg_verdict *out)
+{
+	struct tg_verdict v;
+	char ***cmds = NULL;
+	int r = tg_shell_commands(text, &cmds);
+	/* $(...), `...`, <(...): what they run is a command line too. */
+	_cleanup_free_ char *flat = NULL;
+	if (r == -EINVAL && (flat = tg_remote_flatten(text)))
+		r = tg_shell_commands(flat, &cmds);
+	if (r < 0) {
+		if (r != -EINVAL || could_be_destructive(env, text)) {
+			set_builtin(&v, TG_ACT_DENY, EPERM, "remote-unparsed", remote_unparsed_reason);
+			merge_stricter(out, &v);
+		}
+		return;
+	}
+	for (size_t i = 0; cmds[i]; i++)
+		judge_remote_words(env, cmds[i], tg_strv_len(cmds[i]), depth, out);
+	tg_remote_commands_free(cmds);
+}
+
+/* `ssh host CMD...`: CMD runs in a shell over there, where the journal
+ * cannot follow; it is judged by the same exec rules. */
+static void judge_remote(const struct tg_match_env *env, const struct tg_op *op, struct tg_verdict *out)
+{
+	if (op->kind != TG_OP_EXEC || !op->argv || !op->argv[0])
+		return;
+	size_t argc = tg_strv_len(op->argv);
+	if (op->argc && op->argc < argc)
+		argc = op->argc;
+	if (!tg_remote_is_ssh(op->argv[0]) && !(op->path && tg_remote_is_ssh(op->path)))
+		return;
+	_cleanup_free_ char *text = NULL;
+	if (tg_remote_ssh_command(op->argv, argc, &text) < 0 || !text)
+		return;
+	struct tg_match_env renv = { .p = env->p, .home = TG_REMOTE_HOME, .cwd = TG_REMOTE_HOME };
+	judge_remote_text(&renv, text, 0, out);
+}
+
 void tg_policy_decide_env(const struct tg_match_env *env, const struct tg_op *op,
                           struct tg_verdict *out)
 {
@@ -873,6 +976,7 @@ void tg_policy_decide_env(const struct tg_match_env *env, const struct tg_op *op
 	}
 	judge_one(env, op, out);
 	judge_loaded(env, op, out);
+	judge_remote(env, op, out);
 }
 
 static int read_cwd(pid_t pid, char *buf, size_t bufsz)

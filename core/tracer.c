@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/audit.h>
+#include <linux/capability.h>
 #include <linux/landlock.h>
 #include <linux/seccomp.h>
 #include <linux/filter.h>
@@ -999,6 +1000,33 @@ static void reset_handlers(void)
 	}
 }
 
+/* Without CAP_SYS_PTRACE the tree cannot read the environment, memory,
+ * fds or maps (/proc/PID/environ, /proc/PID/mem, process_vm_readv) of a
+ * process outside it that holds more capabilities than it does: as root,
+ * every root daemon and the user's own root shells. Nothing in the tree
+ * needs it (ptrace itself is refused in BPF), and no_new_privs keeps an
+ * exec from bringing it back. Lowering one's own capabilities needs no
+ * privilege; only the bounding set needs CAP_SETPCAP, and without it the
+ * capability is not ours to lose anyway. */
+static int drop_ptrace_cap(void)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2];
+	if (prctl(PR_CAPBSET_DROP, CAP_SYS_PTRACE, 0, 0, 0) < 0 && errno != EPERM && errno != EINVAL)
+		return -errno;
+	(void)prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_LOWER, CAP_SYS_PTRACE, 0, 0);
+	if (syscall(SYS_capget, &h, d) < 0)
+		return -errno;
+	uint32_t bit = 1u << (CAP_SYS_PTRACE % 32);
+	unsigned w = CAP_SYS_PTRACE / 32;
+	if (!((d[w].effective | d[w].permitted | d[w].inheritable) & bit))
+		return 0;
+	d[w].effective &= ~bit;
+	d[w].permitted &= ~bit;
+	d[w].inheritable &= ~bit;
+	return syscall(SYS_capset, &h, d) < 0 ? -errno : 0;
+}
+
 static void child_main(const struct tracer *t, int go_fd, int err_fd, const sigset_t *mask,
                        const struct sigaction *chld) TG_NORETURN;
 static void child_main(const struct tracer *t, int go_fd, int err_fd, const sigset_t *mask,
@@ -1023,6 +1051,8 @@ static void child_main(const struct tracer *t, int go_fd, int err_fd, const sigs
 	close(go_fd);
 	/* The caller reports a setup failure (with its hint) from our return. */
 	if (opts->child_setup && (r = opts->child_setup(opts->child_ud)) < 0)
+		child_fail(err_fd, STAGE_SETUP, -r);
+	if ((r = drop_ptrace_cap()) < 0)
 		child_fail(err_fd, STAGE_SETUP, -r);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		child_fail(err_fd, STAGE_FILTER, errno);

@@ -404,7 +404,7 @@ Test(merge, files_lists_what_was_loaded_in_order, .init = mk_tmp, .fini = rm_tmp
 		                            "30-network.yaml", "40-limits.yaml", "50-syscalls.yaml",
 		                            "60-kubernetes.yaml", "61-iac.yaml", "62-cloud.yaml",
 		                            "63-forges.yaml", "64-databases.yaml", "65-containers.yaml",
-		                            "66-publishing.yaml", "67-services.yaml" };
+		                            "66-publishing.yaml", "67-services.yaml", "68-remote.yaml" };
 	size_t nd = TG_ARRAY_SIZE(dflt);
 	cr_assert_eq(n, nd + 4, "got %zu files", n);
 	for (size_t i = 0; i < nd; i++) {

@@ -292,3 +292,58 @@ Test(decode, unix_bind_creates_a_socket_file)
 	cr_assert_eq(dec(SYS_bind, 3, U(&in), sizeof(in), 0, 0, &op), TG_DECODE_SKIP);
 	tg_op_clear(&op);
 }
+
+/* Calls on other processes: whom they reach, from their arguments. */
+Test(decode, process_targets)
+{
+	struct tg_op op;
+	pid_t me = getpid();
+	uint64_t kill_pid[6] = { 1234, 9 };
+	cr_assert_eq(tg_decode(me, SYS_kill, kill_pid, &op), 0);
+	cr_expect_eq(op.kind, TG_OP_PROCESS);
+	cr_expect_eq(op.proc.scope, TG_PROC_PID);
+	cr_expect_eq(op.proc.pid, 1234);
+	cr_expect_eq(op.proc.sig, 9);
+	tg_op_clear(&op);
+	uint64_t kill_grp[6] = { (uint64_t)-77, 15 };
+	cr_assert_eq(tg_decode(me, SYS_kill, kill_grp, &op), 0);
+	cr_expect_eq(op.proc.scope, TG_PROC_PGRP);
+	cr_expect_eq(op.proc.pid, 77);
+	tg_op_clear(&op);
+	uint64_t kill_own[6] = { 0, 15 };
+	cr_assert_eq(tg_decode(me, SYS_kill, kill_own, &op), 0);
+	cr_expect_eq(op.proc.scope, TG_PROC_PGRP);
+	cr_expect_eq(op.proc.pid, getpgid(0));
+	tg_op_clear(&op);
+	uint64_t kill_all[6] = { 0xffffffffu, 9 };
+	cr_assert_eq(tg_decode(me, SYS_kill, kill_all, &op), 0);
+	cr_expect_eq(op.proc.scope, TG_PROC_ALL);
+	tg_op_clear(&op);
+	uint64_t tgkill[6] = { 500, 501, 10 };
+	cr_assert_eq(tg_decode(me, SYS_tgkill, tgkill, &op), 0);
+	cr_expect_eq(op.proc.pid, 501, "tgkill reaches the thread");
+	tg_op_clear(&op);
+	uint64_t prio[6] = { 2, 1000 }; /* PRIO_USER */
+	cr_assert_eq(tg_decode(me, SYS_setpriority, prio, &op), 0);
+	cr_expect_eq(op.proc.scope, TG_PROC_USER);
+	tg_op_clear(&op);
+	uint64_t ioprio[6] = { 1, 0 }; /* IOPRIO_WHO_PROCESS, self */
+	cr_assert_eq(tg_decode(me, SYS_ioprio_set, ioprio, &op), 0);
+	cr_expect_eq(op.proc.pid, me);
+	tg_op_clear(&op);
+	uint64_t getlim[6] = { 1234, 7, 0, 1 }; /* prlimit64 that only reads */
+	cr_expect_eq(tg_decode(me, SYS_prlimit64, getlim, &op), TG_DECODE_SKIP);
+	tg_op_clear(&op);
+	/* A pidfd names its process through fdinfo. */
+	int pfd = (int)syscall(SYS_pidfd_open, me, 0);
+	if (pfd >= 0) {
+		uint64_t ps[6] = { (uint64_t)pfd, 15 };
+		cr_assert_eq(tg_decode(me, SYS_pidfd_send_signal, ps, &op), 0);
+		cr_expect_eq(op.proc.pid, me);
+		tg_op_clear(&op);
+		close(pfd);
+	}
+	uint64_t badfd[6] = { 999, 15 };
+	cr_expect_eq(tg_decode(me, SYS_pidfd_send_signal, badfd, &op), -EBADF);
+	tg_op_clear(&op);
+}

@@ -1,0 +1,61 @@
+#!/bin/sh
+# secrets_arena.sh — the system's secrets stay unreadable under txguard, as
+# root (issue 14). Inside the throwaway arena each secret file is first
+# REPLACED by a fake carrying a marker (the writes land in the arena's
+# memory, never on the host, and the host's real secrets are never read),
+# then read under txguard through cat, base64, dd, python3 open(), tar -c
+# and cp into the workspace: no marker may come out, and no copy may hold
+# it. A process started outside txguard keeps its environment to itself.
+. "$(dirname "$0")/../lib/common.sh"
+[ "$(id -u)" = 0 ] || skip "the arena needs root"
+"$TXGUARD" doctor 2>&1 | grep -qE "^Landlock: +ABI [1-9]" ||
+	skip "no Landlock on this kernel: deny_read cannot be enforced (txguard refuses to run)"
+
+out=$("$TXGUARD_SOURCE_DIR/scripts/arena" -- sh -c '
+	set -u
+	SECRETS="/etc/shadow /etc/gshadow /etc/ssh/ssh_host_ed25519_key /root/.ssh/id_ed25519
+		/root/.aws/credentials /var/lib/cloud/instance/user-data.txt /etc/kubernetes/admin.conf
+		/etc/ssl/private/server.key /run/secrets/db-password"
+	for f in $SECRETS; do
+		mkdir -p "$(dirname "$f")" && printf "TXGSECRET-%s\n" "$f" > "$f" || { echo "setup $f"; exit 3; }
+	done
+	WS=/tmp/sec-ws; mkdir -p $WS; cd $WS
+	env SECRET_ENV=TXGSECRET-environ sleep 300 & outside=$!
+	sleep 0.2
+	n=0
+	for f in $SECRETS; do
+		for how in cat base64 dd python3 tar cp; do
+			case $how in
+			cat) cmd="cat $f" ;;
+			base64) cmd="base64 $f | base64 -d" ;;
+			dd) cmd="dd if=$f status=none" ;;
+			python3) cmd="python3 -c \"print(open(\\\"$f\\\").read())\"" ;;
+			tar) cmd="tar -cf - $f | tar -xOf -" ;;
+			cp) cmd="cp $f $WS/copy && cat $WS/copy" ;;
+			esac
+			got=$("$TXGUARD" -q -w $WS --rollback-on never -- sh -c "$cmd" 2>/dev/null || true)
+			case $got in *TXGSECRET*) echo "LEAK: $how $f" ;; esac
+			if [ -e $WS/copy ]; then
+				grep -q TXGSECRET $WS/copy && echo "LEAK: copy of $f"
+				rm -f $WS/copy
+			fi
+			n=$((n + 1))
+		done
+	done
+	got=$("$TXGUARD" -q -w $WS -- sh -c "cat /proc/$outside/environ | tr \"\\\\0\" \"\\\\n\"" 2>/dev/null || true)
+	case $got in *TXGSECRET*) echo "LEAK: /proc/$outside/environ" ;; esac
+	mine=$(MINE=own "$TXGUARD" -q -w $WS -- sh -c "cat /proc/self/environ | tr \"\\\\0\" \"\\\\n\" | grep ^MINE=")
+	echo "own-environ=$mine"
+	# The files really hold the marker: the checks above could see it.
+	grep -q TXGSECRET /etc/shadow && echo "control-readable"
+	tr "\\0" "\\n" < /proc/$outside/environ | grep -q TXGSECRET-environ && echo "control-environ"
+	kill $outside
+	echo "reads=$n"
+' 2>&1) || true
+echo "$out"
+echo "$out" | grep -q "^LEAK" && fail "a secret was read under txguard"
+echo "$out" | grep -qx "control-readable" || fail "the fake secrets were not in place"
+echo "$out" | grep -qx "control-environ" || fail "the outside environment was not readable outside txguard"
+echo "$out" | grep -qx "own-environ=MINE=own" || fail "the tree lost its own /proc/self/environ"
+echo "$out" | grep -qx "reads=54" || fail "not every read was tried"
+exit 0
