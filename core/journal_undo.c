@@ -166,6 +166,15 @@ static bool untouched(const struct undo *u, const struct stat *st, const struct 
  * have recreated objects this run's records name (a directory this run made,
  * removed by a newer run, is back with a new inode). Their remaps, not their
  * rename decisions, say what became of them. */
+static void remap_import_file(struct undo *u, const char *path)
+{
+	_cleanup_close_ int fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	struct remap r;
+	while (fd >= 0 && read(fd, &r, sizeof(r)) == (ssize_t)sizeof(r))
+		if (!is_mark(&r) && !remap_push(u, &r))
+			break;
+}
+
 static void remap_import_newer(struct undo *u)
 {
 	struct tg_txinfo *v;
@@ -177,13 +186,36 @@ static void remap_import_newer(struct undo *u)
 		    (strcmp(v[i].state, "undone") != 0 && strcmp(v[i].state, "rolling-back") != 0))
 			continue;
 		_cleanup_free_ char *p = tg_asprintf("%s/txn/%s/remap", u->j->state_dir, v[i].id);
-		_cleanup_close_ int fd = p ? open(p, O_RDONLY | O_CLOEXEC) : -1;
-		struct remap r;
-		while (fd >= 0 && read(fd, &r, sizeof(r)) == (ssize_t)sizeof(r))
-			if (!is_mark(&r) && !remap_push(u, &r))
-				break;
+		remap_import_file(u, p);
 	}
 	tg_txinfo_free_all(v, n);
+	/* Rolled-back runs are gone, but what their restores recreated (a
+	 * directory this run captured, removed and put back by a failed run)
+	 * is kept in the state dir's own remap. */
+	_cleanup_free_ char *p = tg_asprintf("%s/remap", u->j->state_dir);
+	remap_import_file(u, p);
+}
+
+/* A rolled-back run's dir is removed: keep its remap (the objects its
+ * restore recreated) for the undo of older committed runs. Appended and
+ * synced before the dir goes; a crash in between appends it twice, which
+ * is harmless. */
+static int remap_keep(struct undo *u)
+{
+	if (u->nm == 0)
+		return 0;
+	_cleanup_free_ char *p = tg_asprintf("%s/remap", u->j->state_dir);
+	_cleanup_close_ int fd = p ? open(p, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600) : -1;
+	if (fd < 0)
+		return p ? -errno : -ENOMEM;
+	for (size_t i = 0; i < u->nm; i++) {
+		if (is_mark(&u->m[i]))
+			continue;
+		int e = tg_write_all(fd, &u->m[i], sizeof(u->m[i]));
+		if (e < 0)
+			return e;
+	}
+	return fdatasync(fd) < 0 ? -errno : 0;
 }
 
 static void remap_load(struct undo *u)
@@ -1055,6 +1087,8 @@ int tg_journal_rollback(struct tg_journal *j, void (*progress)(void *ud, size_t 
 	if (!e && was_committed) {
 		drop_stash_links(&u);
 		e = u.err;
+	} else if (!e) {
+		e = remap_keep(&u);
 	}
 	undo_clear(&u);
 	if (e < 0)

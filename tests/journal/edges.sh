@@ -237,6 +237,17 @@ link_groups_other_fs)
 	assert_eq "c: 3 links" 3 "$(stat -c %h "$ws/c")"
 	assert_eq "c e one inode" "$(stat -c %i "$ws/c")" "$(stat -c %i "$ws/e")"
 	;;
+dir_mtime_after_rollback)
+	# A failed run in between recreated src (new inode): undoing the older
+	# run still finds it and puts its mtime back.
+	mkdir "$ws/src"
+	touch -d '2020-02-02 12:00 UTC' "$ws/src"
+	assert_eq "commit" 0 "$(code tg -- sh -c 'echo n > src/f2')"
+	assert_eq "failed run" 1 "$(code tg -- sh -c 'rm -rf src; exit 1')"
+	assert_eq "undo" 0 "$(code h undo)"
+	[ ! -e "$ws/src/f2" ] || fail "f2 still there"
+	assert_eq "src mtime" "2020-02-02" "$(date -u -r "$ws/src" +%F)"
+	;;
 *)
 	fail "unknown case $case_"
 	;;
