@@ -547,8 +547,14 @@ static int setup(struct run *r, int *report_fd, int *log_fd)
 	rc = tg_txn_open(&r->txn, &topts);
 	if (rc == -EBUSY)
 		return setup_fail(r, "workspace %s is busy: another txguard runs a transaction on it (--lock wait waits)", r->workspace);
+	if (rc == -ESTALE)
+		return setup_fail(r, "an interrupted transaction of %s would overwrite paths changed after the crash: "
+		                  "see 'txguard recover --dry-run', then 'txguard recover --force'", r->workspace);
 	if (rc < 0)
 		return setup_fail(r, "cannot open the journal for %s: %s", r->workspace, strerror(-rc));
+	if (tg_txn_recovered(r->txn) > 0 && !o->quiet)
+		fprintf(stderr, "txguard: restored %d interrupted transaction(s) a crashed txguard left in %s\n",
+		        tg_txn_recovered(r->txn), r->workspace);
 
 	struct tg_policy_ctx ctx = {
 		.workspace = r->workspace,

@@ -156,6 +156,28 @@ int tg_journal_sweep(const char *state_dir);
 /* Remove a transaction dir (after rollback, or pruning). */
 int tg_journal_remove_dir(const char *state_dir, const char *id);
 
+/* ---- previews (undo --dry-run, recover --dry-run) ---- */
+
+enum tg_step {
+	TG_STEP_REMOVE,      /* path: what the run created goes */
+	TG_STEP_REWRITE,     /* path: its bytes and metadata as before */
+	TG_STEP_META,        /* path: owner, mode, xattrs, times */
+	TG_STEP_RELINK,      /* path: the removed object comes back */
+	TG_STEP_MKDIR,       /* path: a removed directory comes back */
+	TG_STEP_MOVE_BACK,   /* path (where it is now) back to path2 */
+	TG_STEP_RECREATE,    /* path: a removed object comes back (a copy) */
+};
+const char *tg_step_name(enum tg_step s);
+/* The steps a restore of transaction id would take, in its order (newest
+ * record first), skipping what an interrupted restore already did. Nothing
+ * is changed. */
+int tg_journal_preview(const char *state_dir, const char *id,
+                       int (*cb)(void *ud, enum tg_step s, const char *path, const char *path2), void *ud);
+/* Paths that restoring interrupted transaction id would overwrite or
+ * remove although they changed after the journal's last write (plus a
+ * margin): edits made after the crash. Each path once. */
+int tg_journal_edited_after(const char *state_dir, const char *id, int (*cb)(void *ud, const char *path), void *ud);
+
 /* ---- history (committed transactions), for log/show/diff/undo ---- */
 
 struct tg_txinfo {

@@ -188,6 +188,7 @@ struct tg_txn {
 	uint64_t counts_seq;     /* ... at this last journal record */
 	size_t counts[5];
 	pid_t owner;             /* the process that opened it (not a forked child) */
+	int recovered;           /* interrupted transactions tg_txn_open restored */
 };
 
 static uint64_t fnv1a(const char *s)
@@ -308,9 +309,19 @@ static int take_lock(const char *state_dir, enum tg_lock_mode mode)
 	return fd;
 }
 
+static int count_edit(void *ud, const char *path)
+{
+	(void)path;
+	(*(size_t *)ud)++;
+	return 0;
+}
+
 /* Under the lock, no live owner holds an open transaction: restore each one
- * (and clear the leftovers of finished rollbacks). */
-static int recover_locked(const char *state_dir, int *recovered)
+ * (and clear the leftovers of finished rollbacks). Without force, a
+ * transaction whose restore would overwrite paths changed after the crash
+ * (tg_journal_edited_after) stops the recovery with -ESTALE, nothing of it
+ * restored: like undo, recovery never silently overwrites hand edits. */
+static int recover_locked(const char *state_dir, int *recovered, bool force)
 {
 	struct tg_txinfo *v;
 	size_t n;
@@ -327,6 +338,11 @@ static int recover_locked(const char *state_dir, int *recovered)
 		}
 		if (strcmp(st, "open") != 0 && strcmp(st, "rolling-back") != 0)
 			continue;
+		size_t edits = 0;
+		if (!force && (e = tg_journal_edited_after(state_dir, v[i].id, count_edit, &edits)) == 0 && edits)
+			e = -ESTALE;
+		if (e < 0)
+			break;
 		struct tg_journal *j;
 		e = tg_journal_load(state_dir, v[i].id, &j);
 		if (!e)
@@ -353,6 +369,19 @@ static int resolve_state_dir(const char *workspace, const char *given, char **ou
 
 int tg_recover(const char *workspace, const char *state_dir, int *recovered)
 {
+	return tg_recover_ex(workspace, state_dir, false, recovered);
+}
+
+int tg_recover_state_dir(const char *workspace, const char *state_dir, char **out)
+{
+	_cleanup_free_ char *ws = tg_path_normalize(workspace);
+	if (!ws)
+		return -errno;
+	return resolve_state_dir(ws, state_dir, out);
+}
+
+int tg_recover_ex(const char *workspace, const char *state_dir, bool force, int *recovered)
+{
 	if (recovered)
 		*recovered = 0;
 	_cleanup_free_ char *ws = tg_path_normalize(workspace);
@@ -368,7 +397,7 @@ int tg_recover(const char *workspace, const char *state_dir, int *recovered)
 	_cleanup_close_ int lock = take_lock(sd, TG_LOCK_FAIL);
 	if (lock < 0)
 		return lock;
-	return recover_locked(sd, recovered);
+	return recover_locked(sd, recovered, force);
 }
 
 void tg_txn_free(struct tg_txn *t)
@@ -487,7 +516,7 @@ int tg_txn_open(struct tg_txn **out, const struct tg_txn_opts *opts)
 	if (!e)
 		e = t->lockfd = take_lock(t->state_dir, opts->lock);
 	if (e >= 0)
-		e = recover_locked(t->state_dir, NULL);
+		e = recover_locked(t->state_dir, &t->recovered, false);
 	if (!e)
 		e = tg_journal_create(t->state_dir, t->workspace, opts->command, opts->join_id, &t->j);
 	if (!e)
@@ -501,6 +530,7 @@ int tg_txn_open(struct tg_txn **out, const struct tg_txn_opts *opts)
 }
 
 const char *tg_txn_id(const struct tg_txn *t) { return tg_journal_id(t->j); }
+int tg_txn_recovered(const struct tg_txn *t) { return t->recovered; }
 const char *tg_txn_state_dir(const struct tg_txn *t) { return t->state_dir; }
 
 bool tg_txn_is_private(const struct tg_txn *t, const char *path)

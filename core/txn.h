@@ -44,7 +44,9 @@ struct tg_txn_opts {
 
 
 /* Locks the workspace, recovers an interrupted transaction left by a crashed
- * txguard (restoring it), and opens a new journal. 0 or -errno. */
+ * txguard (restoring it; -ESTALE when that would overwrite paths changed
+ * after the crash: `txguard recover --force`), and opens a new journal.
+ * 0 or -errno. */
 int tg_txn_open(struct tg_txn **out, const struct tg_txn_opts *opts);
 
 /* Called at a trapped syscall that the policy allowed and that writes (op->writes),
@@ -82,5 +84,14 @@ const char *tg_txn_state_dir(const struct tg_txn *t);
 int tg_txn_default_state_dir(const char *workspace, char **out);
 
 /* `txguard recover`: restore any interrupted transaction of the workspace.
- * *recovered is set to the number of transactions restored. 0 or -errno. */
+ * *recovered is set to the number of transactions restored. 0 or -errno.
+ * -ESTALE: a restore would overwrite paths changed after the crash
+ * (tg_journal_edited_after names them); force restores anyway. tg_recover
+ * is tg_recover_ex without force. */
 int tg_recover(const char *workspace, const char *state_dir, int *recovered);
+int tg_recover_ex(const char *workspace, const char *state_dir, bool force, int *recovered);
+/* The state dir tg_recover would use (malloc'd). */
+int tg_recover_state_dir(const char *workspace, const char *state_dir, char **out);
+/* How many interrupted transactions tg_txn_open restored (the automatic
+ * recovery: the caller says so in one line). */
+int tg_txn_recovered(const struct tg_txn *t);

@@ -248,6 +248,47 @@ dir_mtime_after_rollback)
 	[ ! -e "$ws/src/f2" ] || fail "f2 still there"
 	assert_eq "src mtime" "2020-02-02" "$(date -u -r "$ws/src" +%F)"
 	;;
+recover_after_edit)
+	# txguard killed mid-run; a hand edit after the crash: recover names it
+	# and refuses (so does the next run), --dry-run previews, --force
+	# restores. Without an edit, the next run's automatic recovery says
+	# so in one line.
+	echo orig >"$ws/f"
+	crash_run() {
+		"$TXGUARD" --no-default-policy -p "$TG_TMP/policy.yaml" -q --state-dir "$st" -w "$ws" -- \
+			sh -c "echo run > '$ws/f'; sleep 60" >/dev/null 2>&1 &
+		pid=$!
+		i=0
+		while [ "$(cat "$ws/f")" != run ]; do
+			i=$((i + 1)); [ $i -lt 400 ] || fail "the run did not start"; sleep 0.05
+		done
+		kill -9 "$pid"
+		wait "$pid" 2>/dev/null || true
+	}
+	crash_run
+	assert_eq "the run wrote" run "$(cat "$ws/f")"
+	# An edit is what changes a path more than 5 s after the journal's last
+	# write (journal_preview.c): wait that out, then edit.
+	sleep 6
+	echo hand >"$ws/f"
+	assert_eq "dry-run" 0 "$(code h recover --dry-run)"
+	grep -q "rewrite *f\$" "$TG_TMP/out" || fail "dry-run lacks the rewrite of f: $(cat "$TG_TMP/out")"
+	grep -q "changed *f\$" "$TG_TMP/out" || fail "dry-run does not name f: $(cat "$TG_TMP/out")"
+	assert_eq "dry-run --json" 0 "$(code h recover --dry-run --json)"
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["conflicts"]==1 and d["runs"][0]["conflicts"]==["f"], d' \
+		"$TG_TMP/out" || fail "dry-run json: $(cat "$TG_TMP/out")"
+	assert_eq "recover refuses" 1 "$(code h recover)"
+	grep -q "changed after the crash: f" "$TG_TMP/err" || fail "recover does not name f: $(cat "$TG_TMP/err")"
+	assert_eq "hand edit kept" hand "$(cat "$ws/f")"
+	assert_eq "the next run refuses too" 125 "$(code "$TXGUARD" --no-default-policy -p "$TG_TMP/policy.yaml" --state-dir "$st" -w "$ws" -- true)"
+	grep -q "recover --force" "$TG_TMP/err" || fail "no hint: $(cat "$TG_TMP/err")"
+	assert_eq "recover --force" 0 "$(code h recover --force)"
+	assert_eq "f restored" orig "$(cat "$ws/f")"
+	crash_run
+	assert_eq "next run" 0 "$(code "$TXGUARD" --no-default-policy -p "$TG_TMP/policy.yaml" --state-dir "$st" -w "$ws" -- true)"
+	grep -q "restored 1 interrupted transaction" "$TG_TMP/err" || fail "no line for the automatic recovery: $(cat "$TG_TMP/err")"
+	assert_eq "f restored by the automatic recovery" orig "$(cat "$ws/f")"
+	;;
 *)
 	fail "unknown case $case_"
 	;;
