@@ -39,7 +39,8 @@ struct remap {
 	uint64_t odev, oino, ndev, nino;
 };
 
-/* A recreated member of a hard-link group (SAVED with nlink > 1): the next
+/* A recreated member of a hard-link group (SAVED, any non-directory, with
+ * nlink > 1): the next
  * SAVED name of the same original links to it instead of copying again. */
 struct anchor {
 	uint64_t dev, ino;   /* the original's identity */
@@ -643,7 +644,7 @@ static void anchor_add(struct undo *u, const struct tg_jmeta *m, int pfd, const 
 		u->a[u->na++] = (struct anchor){ m->dev, m->ino, fd };
 }
 
-/* A regular file named by identity somewhere under dfd (rel: its path):
+/* A non-directory named by identity somewhere under dfd (rel: its path):
  * the walk behind link_group, only for groups the restore must rejoin. */
 static int find_ino(int dfd, const char *rel, const struct stat *skip, uint64_t dev, uint64_t ino,
                     char **out)
@@ -662,7 +663,7 @@ static int find_ino(int dfd, const char *rel, const struct stat *skip, uint64_t 
 			e = -ENOMEM;
 			break;
 		}
-		if (S_ISREG(st.st_mode) && st.st_dev == dev && st.st_ino == ino) {
+		if (!S_ISDIR(st.st_mode) && st.st_dev == dev && st.st_ino == ino) {
 			*out = steal_pointer(&p);
 			e = 0;
 		} else if (S_ISDIR(st.st_mode) && !(st.st_dev == skip->st_dev && st.st_ino == skip->st_ino)) {
@@ -749,7 +750,7 @@ static bool group_may_live(const struct undo *u, const struct tg_jmeta *m)
  * when there is nothing to link to (make a copy). */
 static int link_group(struct undo *u, const struct tg_jrec *r, int pfd, const char *leaf)
 {
-	if ((r->meta.mode & S_IFMT) != S_IFREG || group_links(u, &r->meta) < 2)
+	if (S_ISDIR(r->meta.mode) || group_links(u, &r->meta) < 2)
 		return -ENOENT;
 	for (size_t i = 0; i < u->na; i++) {
 		if (u->a[i].dev != r->meta.dev || u->a[i].ino != r->meta.ino)
@@ -783,15 +784,16 @@ static int undo_saved(struct undo *u, const struct tg_jrec *r)
 	struct stat st;
 	if (fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0)
 		return 0; /* already back (a replayed step) */
+	bool lnk = (r->meta.mode & S_IFMT) == S_IFLNK;
 	int e = link_group(u, r, pfd, leaf);
 	if (e == 0)
-		return apply_meta(u, r->path, &r->meta, r->aux, r->aux_len, r->flags & TG_JREC_F_XALL);
+		return apply_meta(u, r->path, &r->meta, lnk ? NULL : r->aux, lnk ? 0 : r->aux_len,
+		                  r->flags & TG_JREC_F_XALL);
 	e = recreate(u, r, pfd, leaf);
 	if (!e)
 		remap_add(u, &r->meta, pfd, leaf, true);
-	if (!e && (r->meta.mode & S_IFMT) == S_IFREG && group_links(u, &r->meta) > 1)
+	if (!e && group_links(u, &r->meta) > 1)
 		anchor_add(u, &r->meta, pfd, leaf);
-	bool lnk = (r->meta.mode & S_IFMT) == S_IFLNK;
 	return e ? e : apply_meta(u, r->path, &r->meta, lnk ? NULL : r->aux, lnk ? 0 : r->aux_len,
 	                       r->flags & TG_JREC_F_XALL);
 }

@@ -1056,6 +1056,72 @@ static int before_op(struct tg_txn *t, const struct tg_op *op)
 	}
 }
 
+/* ---- fds the command inherits ---- */
+
+/* Open for writing, per /proc/self/fdinfo (the fd's own flags). */
+static bool fd_writes(int fd)
+{
+	char path[64], buf[256];
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	_cleanup_close_ int ifd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = ifd < 0 ? -1 : read(ifd, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	const char *f = strstr(buf, "flags:");
+	unsigned long flags = f ? strtoul(f + 6, NULL, 8) : 0;
+	return (flags & O_ACCMODE) == O_WRONLY || (flags & O_ACCMODE) == O_RDWR;
+}
+
+/* One inherited fd: capture the file it writes, by its name in the
+ * workspace (the same inode), or -EBADF when it has none there. */
+static int capture_inherited(struct tg_txn *t, int fd, const char *rel)
+{
+	struct stat fst, st;
+	if (fstat(fd, &fst) < 0 || !S_ISREG(fst.st_mode))
+		return 0; /* a tty, pipe, socket, directory: nothing of the tree's */
+	int e = tg_journal_lstat(t->j, rel, &st);
+	if (e < 0 || st.st_ino != fst.st_ino || st.st_dev != fst.st_dev)
+		return -EBADF; /* renamed or removed since it was opened */
+	tg_journal_hold(t->j);
+	e = save_content(t, rel, &st);
+	int r = tg_journal_release(t->j);
+	return e < 0 ? e : r;
+}
+
+int tg_txn_inherited(struct tg_txn *t, const int *skip, size_t nskip,
+                     int (*cb)(void *ud, int fd, const char *rel, int err), void *ud)
+{
+	_cleanup_close_ int dfd = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = dfd >= 0 ? tg_fs_opendir(dfd) : NULL;
+	if (!d)
+		return -errno;
+	int e = 0;
+	struct dirent *de;
+	while (e == 0 && (de = tg_fs_readdir(d))) {
+		int fd = atoi(de->d_name);
+		bool skipped = fd <= 2 || fd == dirfd(d) || fd == dfd; /* std streams: the caller's output */
+		for (size_t i = 0; i < nskip; i++)
+			skipped = skipped || skip[i] == fd;
+		int fl = skipped ? -1 : fcntl(fd, F_GETFD);
+		if (fl < 0 || (fl & FD_CLOEXEC) || !fd_writes(fd))
+			continue;
+		char text[PATH_MAX + 1];
+		ssize_t l = readlinkat(dfd, de->d_name, text, sizeof(text) - 1);
+		if (l <= 0 || text[0] != '/')
+			continue;
+		text[l] = '\0';
+		/* A removed file reads "PATH (deleted)": no name to capture by. */
+		const char *rel = rel_of(t, text);
+		if (!rel || tg_txn_is_private(t, text))
+			continue;
+		int r = capture_inherited(t, fd, rel);
+		e = cb ? cb(ud, fd, rel, r) : r;
+	}
+	closedir(d);
+	return e;
+}
+
 /* ---- summary ---- */
 
 /* The end state for the classification: the tree as it is now. */

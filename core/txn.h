@@ -56,6 +56,18 @@ int tg_txn_open(struct tg_txn **out, const struct tg_txn_opts *opts);
  * unjournaled. */
 int tg_txn_before(struct tg_txn *t, const struct tg_op *op);
 
+/* Before the command starts: every fd the command would inherit (not
+ * close-on-exec, above 2: the standard streams are the caller's own output,
+ * kept as they are) that is open for writing on a regular file of the
+ * workspace. Its content is captured first, as at a write-open, so a
+ * rollback undoes writes through it too. cb(ud, fd, rel, err) is told of
+ * each: err 0 captured, -EBADF the file has no name in the workspace any
+ * more (nothing to capture by: the caller should refuse the run), other
+ * -errno a failed capture; cb's non-zero return stops. skip: fds txguard
+ * uses itself (report, log). */
+int tg_txn_inherited(struct tg_txn *t, const int *skip, size_t nskip,
+                     int (*cb)(void *ud, int fd, const char *rel, int err), void *ud);
+
 /* True when path (absolute) is txguard's own state: the tracee must not touch it. */
 bool tg_txn_is_private(const struct tg_txn *t, const char *path);
 

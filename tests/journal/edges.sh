@@ -31,9 +31,9 @@ need_nobody() {
 	mkdir -p "$TG_TMP/home"
 	chown 65534:65534 "$TG_TMP/home"
 }
-report_paths() { # KIND: the paths the report lists as KIND
+report_paths() { # KIND [FILE]: the paths the report lists as KIND
 	python3 -c 'import json,sys; print(" ".join(json.load(open(sys.argv[1]))["changes"].get(sys.argv[2], [])))' \
-		"$TG_TMP/home/report.json" "$1" 2>/dev/null || true
+		"${2:-$TG_TMP/home/report.json}" "$1" 2>/dev/null || true
 }
 
 case $case_ in
@@ -288,6 +288,33 @@ recover_after_edit)
 	assert_eq "next run" 0 "$(code "$TXGUARD" --no-default-policy -p "$TG_TMP/policy.yaml" --state-dir "$st" -w "$ws" -- true)"
 	grep -q "restored 1 interrupted transaction" "$TG_TMP/err" || fail "no line for the automatic recovery: $(cat "$TG_TMP/err")"
 	assert_eq "f restored by the automatic recovery" orig "$(cat "$ws/f")"
+	;;
+inherited_fd)
+	# An fd the caller passes in, open for writing on a workspace file:
+	# saved first (stderr says so, the report lists the file), so the
+	# rollback undoes writes through it; one on a removed file (nothing to
+	# save it by) makes the run refuse to start. stdout into the workspace
+	# is the caller's own output and kept.
+	echo orig >"$ws/f"
+	exec 3<>"$ws/f"
+	rc=0
+	(cd "$ws" && "$TXGUARD" --no-default-policy -p "$TG_TMP/policy.yaml" --state-dir "$st" -w "$ws" \
+		--report "$TG_TMP/report.json" -- bash -c 'echo w >&3; exit 1') 2>"$TG_TMP/err" || rc=$?
+	exec 3>&-
+	assert_eq "failed run" 1 "$rc"
+	assert_eq "f restored" orig "$(cat "$ws/f")"
+	grep -q "fd 3 is open for writing on f" "$TG_TMP/err" || fail "not said: $(cat "$TG_TMP/err")"
+	assert_eq "report lists f" f "$(report_paths modified "$TG_TMP/report.json")"
+	echo g >"$ws/g"
+	exec 4>>"$ws/g"
+	rm "$ws/g"
+	assert_eq "fd on a removed file" 125 "$(code tg -- true)"
+	exec 4>&-
+	rc=0
+	tg -- sh -c 'echo out; exit 1' >"$ws/out.log" || rc=$?
+	assert_eq "stdout into the workspace" 1 "$rc"
+	assert_eq "stdout kept" out "$(cat "$ws/out.log")"
+	assert_eq "next run" 0 "$(code tg -- true)"
 	;;
 *)
 	fail "unknown case $case_"
