@@ -39,6 +39,8 @@ enum tg_jrec_kind {
 #define TG_JREC_F_REFLINK  0x2u  /* CONTENT kept as reflink at stash/<seq>, not in the tar */
 #define TG_JREC_F_EXCHANGE 0x4u  /* RENAMED with RENAME_EXCHANGE */
 #define TG_JREC_F_BORN     0x8u  /* STASHED object was created by this run */
+#define TG_JREC_F_ALLOC    0x20u /* CONTENT/SAVED file had blocks for all its
+                                  * bytes: the restore allocates them again */
 #define TG_JREC_F_XALL     0x10u /* aux holds every xattr namespace journaled
                                   * (journal_fs.h), not only user.* (older
                                   * records: a restore leaves the others be) */

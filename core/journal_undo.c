@@ -484,7 +484,22 @@ static int stash_name(char buf[static 32], uint64_t seq)
 	return 0;
 }
 
+static int write_bytes(struct undo *u, const struct tg_jrec *r, int fd);
+
+/* The bytes, then the allocation: a fully allocated file (fallocate -l)
+ * whose zero ranges the pre-image kept as holes gets its blocks back. */
 static int write_content(struct undo *u, const struct tg_jrec *r, int fd)
+{
+	int e = write_bytes(u, r, fd);
+	struct stat st;
+	if (!e && (r->flags & TG_JREC_F_ALLOC) && fstat(fd, &st) == 0 &&
+	    (uint64_t)st.st_blocks * 512u < r->meta.size && fallocate(fd, 0, 0, (off_t)r->meta.size) < 0 &&
+	    errno != EOPNOTSUPP)
+		e = -errno;
+	return e;
+}
+
+static int write_bytes(struct undo *u, const struct tg_jrec *r, int fd)
 {
 	if (r->flags & TG_JREC_F_REFLINK) {
 		char name[32];
