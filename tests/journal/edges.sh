@@ -333,6 +333,34 @@ fallocated)
 	assert_eq "size after undo" 1048576 "$(stat -c %s "$ws/f")"
 	[ "$(($(stat -c %b "$ws/f") * 512))" -ge 1048576 ] || fail "a hole after undo: $(stat -c %b "$ws/f") blocks"
 	;;
+unpriv)
+	# The cases that apply to an unprivileged caller, as nobody: undo
+	# leaves no link into the state dir; ACLs and user xattrs come back;
+	# writes through an fd onto a removed original are refused.
+	need_nobody
+	command -v setfacl >/dev/null || skip "needs setfacl (package acl)"
+	chown 65534:65534 "$ws"
+	tgn() {
+		(cd "$ws" && as_nobody "$TXGUARD" --no-default-policy -p "$TG_TMP/policy.yaml" -q \
+			--state-dir "$TG_TMP/home/st" -w "$ws" "$@")
+	}
+	hn() { sub=$1; shift; as_nobody "$TXGUARD" "$sub" --state-dir "$TG_TMP/home/st" -w "$ws" "$@"; }
+	as_nobody sh -c "echo x > '$ws/f'; ln '$ws/f' '$ws/g'; echo h > '$ws/h'"
+	as_nobody setfacl -m u:1000:r "$ws/h" 2>/dev/null || skip "no ACLs on $TG_TMP"
+	as_nobody setfattr -n user.a -v 1 "$ws/h" 2>/dev/null || skip "no user xattrs on $TG_TMP"
+	assert_eq "rm f as nobody" 0 "$(code tgn -- rm f)"
+	assert_eq "undo as nobody" 0 "$(code hn undo)"
+	assert_eq "f g one group" "$(stat -c %i "$ws/g")" "$(stat -c %i "$ws/f")"
+	assert_eq "f: 2 links, none in the state dir" 2 "$(stat -c %h "$ws/f")"
+	(cd "$ws" && getfacl h 2>/dev/null; getfattr -d h 2>/dev/null) >"$TG_TMP/x.before"
+	assert_eq "ACL and xattr changed, failed" 1 \
+		"$(code tgn -- sh -c 'setfacl -m u:1234:rwx h; setfattr -n user.a -v 2 h; setfattr -n user.b -v 3 h; exit 1')"
+	(cd "$ws" && getfacl h 2>/dev/null; getfattr -d h 2>/dev/null) >"$TG_TMP/x.after"
+	diff "$TG_TMP/x.before" "$TG_TMP/x.after" >&2 || fail "ACL or xattrs not restored as nobody"
+	assert_eq "fchmod via fd after rm, as nobody" 1 \
+		"$(code tgn -- sh -c 'exec 3<h; rm h; python3 -c "import os; os.fchmod(3, 0o600)" && exit 9; exit 1')"
+	assert_eq "h back" h "$(cat "$ws/h")"
+	;;
 *)
 	fail "unknown case $case_"
 	;;
