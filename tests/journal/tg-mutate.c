@@ -1,6 +1,6 @@
 /* tg-mutate SEED N DIR [--hook STATE_DIR [--end rollback|commit|none]
  *                      [--die-op K] [--die-undo K]]
- * tg-mutate recover DIR STATE_DIR
+ * tg-mutate recover DIR STATE_DIR [--force]
  * tg-mutate undo DIR STATE_DIR
  *
  * Performs N seeded random filesystem operations inside DIR: create, write,
@@ -20,7 +20,8 @@
  * 3 when tg_txn_before refused a call, 2 on usage/setup errors.
  * --die-op K: SIGKILL itself right after journaling op K, before making the
  * call; --die-undo K: SIGKILL itself after K records are restored (crash
- * tests). `recover` runs tg_recover() and prints how many it restored.
+ * tests). `recover` runs tg_recover_ex() and prints how many it restored
+ * (exit 4: refused, paths changed after the crash).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -332,18 +333,18 @@ static int usage(void)
 
 int main(int argc, char **argv)
 {
-	if (argc == 4 && !strcmp(argv[1], "recover")) {
+	if ((argc == 4 || (argc == 5 && !strcmp(argv[4], "--force"))) && !strcmp(argv[1], "recover")) {
 		char ws[PATH_MAX], sd[PATH_MAX];
 		if (!realpath(argv[2], ws) || !realpath(argv[3], sd)) {
 			perror("realpath");
 			return 2;
 		}
-		int n = 0, e = tg_recover(ws, sd, &n);
+		int n = 0, e = tg_recover_ex(ws, sd, argc == 5, &n);
 		if (e < 0)
 			fprintf(stderr, "tg-mutate: recover: %s\n", strerror(-e));
 		else
 			printf("%d\n", n);
-		return e < 0 ? 3 : 0;
+		return e == -ESTALE ? 4 : e < 0 ? 3 : 0;
 	}
 	if (argc == 4 && !strcmp(argv[1], "undo"))
 		return undo_newest(argv[2], argv[3]);
