@@ -18,7 +18,7 @@ enum {
 	OPT_TIMEOUT, OPT_KILL_AFTER, OPT_GRACE, OPT_MAX_PROCS, OPT_MEMORY_LIMIT,
 	OPT_MAX_FILE_SIZE, OPT_ENV_ALLOW, OPT_ENV_DENY, OPT_STRIP_SECRETS, OPT_REPORT,
 	OPT_REPORT_FD, OPT_LOG, OPT_LOG_FD, OPT_LOG_LEVEL, OPT_LOCK, OPT_TX,
-	OPT_TX_FAILURE, OPT_COLOR, OPT_JSON, OPT_FORCE, OPT_JOURNAL_SYNC, OPT_FORCE_WORKSPACE,
+	OPT_TX_FAILURE, OPT_COLOR, OPT_JSON, OPT_FORCE, OPT_JOURNAL_SYNC, OPT_FORCE_WORKSPACE, OPT_DRY_RUN,
 };
 
 static const struct option long_opts[] = {
@@ -52,6 +52,7 @@ static const struct option long_opts[] = {
 	{ "color", required_argument, NULL, OPT_COLOR },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "force", no_argument, NULL, OPT_FORCE },
+	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -376,6 +377,7 @@ static int set_option(int c, const char *arg, struct tg_opts *o, FILE *err)
 		break;
 	case OPT_JSON: o->json = true; break;
 	case OPT_FORCE: o->force = true; break;
+	case OPT_DRY_RUN: o->dry_run = true; break;
 	default:
 		return -EINVAL;
 	}
@@ -416,7 +418,7 @@ static int take_positionals(int n, char **rest, struct tg_opts *o, FILE *err, bo
 		return 0;
 	case TG_CMD_UNDO:
 		if (n > 1)
-			return bad(err, "%s", "usage: txguard undo [ID] [--force]");
+			return bad(err, "%s", "usage: txguard undo [ID] [--force] [--dry-run]");
 		o->id = n ? rest[0] : NULL;
 		return 0;
 	case TG_CMD_HELP:

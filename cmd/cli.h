@@ -79,6 +79,7 @@ struct tg_opts {
 	const char *id;
 	const char *path;
 	bool force;
+	bool dry_run;                    /* undo, recover: say what, change nothing */
 	char **explain_argv;
 	char **argv_copy;                /* argv without the subcommand words (owned) */
 };
@@ -115,6 +116,8 @@ int tg_cmd_policy_check(struct tg_opts *o);
 int tg_cmd_policy_explain(struct tg_opts *o);
 int tg_cmd_doctor(struct tg_opts *o);
 int tg_cmd_recover(struct tg_opts *o);
+/* undo --dry-run (preview.c): workspace absolute, state_dir as given. */
+int tg_cmd_undo_preview(struct tg_opts *o, const char *workspace, const char *state_dir);
 int tg_cmd_history(struct tg_opts *o);
 int tg_cmd_status(struct tg_opts *o);
 

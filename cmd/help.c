@@ -110,10 +110,15 @@ static const struct {
 	            "Probe seccomp, ptrace, PTRACE_GET_SYSCALL_INFO, Landlock and Yama, and say\n"
 	            "what is missing and how to fix it. Exits 0 when txguard can run here.\n"
 	            "      --json               machine-readable output\n" },
-	{ "recover", "Usage: txguard recover [-w DIR] [--state-dir DIR]\n"
+	{ "recover", "Usage: txguard recover [--dry-run] [--force] [--json] [-w DIR] [--state-dir DIR]\n"
 	             "Restore any transaction of the workspace that a crashed txguard left open.\n"
+	             "Paths changed after the crash are named and the recovery refused (exit 1)\n"
+	             "unless --force.\n"
 	             "  -w, --workspace DIR      the workspace (default: as for a run)\n"
-	             "      --state-dir DIR      where journals live\n" },
+	             "      --state-dir DIR      where journals live\n"
+	             "      --dry-run            list what would be restored, change nothing\n"
+	             "      --force              overwrite paths changed after the crash\n"
+	             "      --json               machine-readable output (with --dry-run)\n" },
 	{ "status", "Usage: txguard status [-w DIR] [--state-dir DIR] [--json]\n"
 	            "The workspace, how it was chosen, its open multi-command transactions and\n"
 	            "any run that is in progress or was interrupted (txguard recover restores it).\n"
@@ -135,14 +140,15 @@ static const struct {
 	          "Unified diff between ID's pre-images and the current files (binary: sizes and hashes).\n"
 	          "  -w, --workspace DIR      the workspace (default: as for a run)\n"
 	          "      --state-dir DIR      where journals live\n" },
-	{ "undo", "Usage: txguard undo [ID] [--force] [--json] [-w DIR] [--state-dir DIR]\n"
+	{ "undo", "Usage: txguard undo [ID] [--force] [--dry-run] [--json] [-w DIR] [--state-dir DIR]\n"
 	          "Restore the workspace to how it was before transaction ID (default: the\n"
 	          "newest), undoing later ones first. A path changed outside txguard since is\n"
 	          "refused, and named, unless --force.\n"
 	          "  -w, --workspace DIR      the workspace (default: as for a run)\n"
 	          "      --state-dir DIR      where journals live\n"
 	          "      --force              overwrite paths changed outside txguard\n"
-	          "      --json               machine-readable result\n" },
+	          "      --dry-run            list the steps and the conflicts, change nothing\n"
+	          "      --json               machine-readable output\n" },
 	{ "begin", "Usage: txguard begin [--tx NAME] [-w DIR] [--state-dir DIR]\n"
 	           "Start a multi-command transaction and print its ID; join it with\n"
 	           "'txguard --tx ID -- CMD', end it with commit or rollback.\n"

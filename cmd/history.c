@@ -286,6 +286,8 @@ static int undo_report(struct hctx *c, const char *what, int rc, const struct tg
 
 static int cmd_undo(struct hctx *c)
 {
+	if (c->o->dry_run)
+		return tg_cmd_undo_preview(c->o, c->workspace, c->state_dir);
 	struct tg_undo_result r = { 0 };
 	int rc = tg_hist_undo(c->workspace, c->state_dir, c->o->id, c->o->force, &r);
 	rc = undo_report(c, "undo", rc, &r);

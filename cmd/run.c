@@ -375,6 +375,20 @@ static void on_kill(void *ud, pid_t pid, const char *why)
 
 /* ---- setup ---- */
 
+/* An fd the caller passed in, open for writing on a workspace file: its
+ * content is saved first (a rollback undoes writes through it), or, when
+ * the file has no name to save it by, the run is refused. */
+static int on_inherited(void *ud, int fd, const char *rel, int err)
+{
+	const struct tg_opts *o = ud;
+	if (err == 0 && !o->quiet)
+		fprintf(stderr, "txguard: fd %d is open for writing on %s: saved first, a rollback undoes writes through it\n",
+		        fd, rel);
+	else if (err < 0)
+		fprintf(stderr, "txguard: fd %d is open for writing on %s, which cannot be saved\n", fd, rel);
+	return err;
+}
+
 static int open_output(const char *path, int fd, const char *what, int *out)
 {
 	*out = -1;
@@ -660,8 +674,19 @@ static int setup(struct run *r, int *report_fd, int *log_fd)
 	rc = tg_txn_open(&r->txn, &topts);
 	if (rc == -EBUSY)
 		return setup_fail(r, "workspace %s is busy: another txguard runs a transaction on it (--lock wait waits)", r->workspace);
+	if (rc == -ESTALE)
+		return setup_fail(r, "an interrupted transaction of %s would overwrite paths changed after the crash: "
+		                  "see 'txguard recover --dry-run', then 'txguard recover --force'", r->workspace);
 	if (rc < 0)
 		return setup_fail(r, "cannot open the journal for %s: %s", r->workspace, strerror(-rc));
+	if (tg_txn_recovered(r->txn) > 0 && !o->quiet)
+		fprintf(stderr, "txguard: restored %d interrupted transaction(s) a crashed txguard left in %s\n",
+		        tg_txn_recovered(r->txn), r->workspace);
+	const int own[] = { o->report_fd, o->log_fd };
+	rc = tg_txn_inherited(r->txn, own, 2, on_inherited, o);
+	if (rc < 0)
+		return setup_fail(r, "an inherited file descriptor writes to the workspace and its file cannot be "
+		                  "saved (%s): close it for the command (e.g. 3>&-) or open it read-only", strerror(-rc));
 
 	struct tg_policy_ctx ctx = {
 		.workspace = r->workspace,

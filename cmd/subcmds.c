@@ -1,4 +1,4 @@
-/* subcmds.c — policy check/explain, doctor, recover. */
+/* subcmds.c — policy check/explain, doctor (recover: preview.c). */
 #include <string.h>
 
 #include "cli.h"
@@ -121,19 +121,3 @@ int tg_cmd_doctor(struct tg_opts *o)
 	return ok ? 0 : 1;
 }
 
-int tg_cmd_recover(struct tg_opts *o)
-{
-	_cleanup_free_ char *ws = NULL;
-	enum tg_ws_source src;
-	char why[512];
-	int rc = tg_workspace_for_writing(o, &ws, &src, why, sizeof(why));
-	if (rc < 0)
-		return tg_fail("%s", why);
-	int n = 0;
-	rc = tg_recover(ws, o->state_dir ? o->state_dir : getenv("TXGUARD_STATE_DIR"), &n);
-	if (rc < 0)
-		return tg_fail("recover %s: %s", ws, strerror(-rc));
-	if (!o->quiet)
-		printf("txguard: %d interrupted transaction(s) restored in %s\n", n, ws);
-	return 0;
-}

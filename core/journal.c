@@ -693,6 +693,10 @@ static int capture_file(struct tg_journal *j, const char *rel, enum tg_jrec_kind
 		return fd;
 	struct tg_jrec r = { .kind = kind, .path = (char *)rel };
 	tg_jmeta_from_stat(&r.meta, &st);
+	/* Blocks for every byte: allocated ranges that read as zeros
+	 * (fallocate's unwritten extents) look like holes to SEEK_DATA. */
+	if (st.st_size > 0 && (uint64_t)st.st_blocks * 512u >= (uint64_t)st.st_size)
+		r.flags |= TG_JREC_F_ALLOC;
 	_cleanup_free_ char *x = NULL;
 	int e = read_xattrs(j, rel, &st, &x, &r.aux_len);
 	r.aux = x;

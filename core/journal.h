@@ -39,6 +39,8 @@ enum tg_jrec_kind {
 #define TG_JREC_F_REFLINK  0x2u  /* CONTENT kept as reflink at stash/<seq>, not in the tar */
 #define TG_JREC_F_EXCHANGE 0x4u  /* RENAMED with RENAME_EXCHANGE */
 #define TG_JREC_F_BORN     0x8u  /* STASHED object was created by this run */
+#define TG_JREC_F_ALLOC    0x20u /* CONTENT/SAVED file had blocks for all its
+                                  * bytes: the restore allocates them again */
 #define TG_JREC_F_XALL     0x10u /* aux holds every xattr namespace journaled
                                   * (journal_fs.h), not only user.* (older
                                   * records: a restore leaves the others be) */
@@ -155,6 +157,28 @@ const char *tg_journal_state(const struct tg_journal *j);
 int tg_journal_sweep(const char *state_dir);
 /* Remove a transaction dir (after rollback, or pruning). */
 int tg_journal_remove_dir(const char *state_dir, const char *id);
+
+/* ---- previews (undo --dry-run, recover --dry-run) ---- */
+
+enum tg_step {
+	TG_STEP_REMOVE,      /* path: what the run created goes */
+	TG_STEP_REWRITE,     /* path: its bytes and metadata as before */
+	TG_STEP_META,        /* path: owner, mode, xattrs, times */
+	TG_STEP_RELINK,      /* path: the removed object comes back */
+	TG_STEP_MKDIR,       /* path: a removed directory comes back */
+	TG_STEP_MOVE_BACK,   /* path (where it is now) back to path2 */
+	TG_STEP_RECREATE,    /* path: a removed object comes back (a copy) */
+};
+const char *tg_step_name(enum tg_step s);
+/* The steps a restore of transaction id would take, in its order (newest
+ * record first), skipping what an interrupted restore already did. Nothing
+ * is changed. */
+int tg_journal_preview(const char *state_dir, const char *id,
+                       int (*cb)(void *ud, enum tg_step s, const char *path, const char *path2), void *ud);
+/* Paths that restoring interrupted transaction id would overwrite or
+ * remove although they changed after the journal's last write (plus a
+ * margin): edits made after the crash. Each path once. */
+int tg_journal_edited_after(const char *state_dir, const char *id, int (*cb)(void *ud, const char *path), void *ud);
 
 /* ---- history (committed transactions), for log/show/diff/undo ---- */
 

@@ -39,7 +39,8 @@ struct remap {
 	uint64_t odev, oino, ndev, nino;
 };
 
-/* A recreated member of a hard-link group (SAVED with nlink > 1): the next
+/* A recreated member of a hard-link group (SAVED, any non-directory, with
+ * nlink > 1): the next
  * SAVED name of the same original links to it instead of copying again. */
 struct anchor {
 	uint64_t dev, ino;   /* the original's identity */
@@ -166,6 +167,15 @@ static bool untouched(const struct undo *u, const struct stat *st, const struct 
  * have recreated objects this run's records name (a directory this run made,
  * removed by a newer run, is back with a new inode). Their remaps, not their
  * rename decisions, say what became of them. */
+static void remap_import_file(struct undo *u, const char *path)
+{
+	_cleanup_close_ int fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	struct remap r;
+	while (fd >= 0 && read(fd, &r, sizeof(r)) == (ssize_t)sizeof(r))
+		if (!is_mark(&r) && !remap_push(u, &r))
+			break;
+}
+
 static void remap_import_newer(struct undo *u)
 {
 	struct tg_txinfo *v;
@@ -177,13 +187,36 @@ static void remap_import_newer(struct undo *u)
 		    (strcmp(v[i].state, "undone") != 0 && strcmp(v[i].state, "rolling-back") != 0))
 			continue;
 		_cleanup_free_ char *p = tg_asprintf("%s/txn/%s/remap", u->j->state_dir, v[i].id);
-		_cleanup_close_ int fd = p ? open(p, O_RDONLY | O_CLOEXEC) : -1;
-		struct remap r;
-		while (fd >= 0 && read(fd, &r, sizeof(r)) == (ssize_t)sizeof(r))
-			if (!is_mark(&r) && !remap_push(u, &r))
-				break;
+		remap_import_file(u, p);
 	}
 	tg_txinfo_free_all(v, n);
+	/* Rolled-back runs are gone, but what their restores recreated (a
+	 * directory this run captured, removed and put back by a failed run)
+	 * is kept in the state dir's own remap. */
+	_cleanup_free_ char *p = tg_asprintf("%s/remap", u->j->state_dir);
+	remap_import_file(u, p);
+}
+
+/* A rolled-back run's dir is removed: keep its remap (the objects its
+ * restore recreated) for the undo of older committed runs. Appended and
+ * synced before the dir goes; a crash in between appends it twice, which
+ * is harmless. */
+static int remap_keep(struct undo *u)
+{
+	if (u->nm == 0)
+		return 0;
+	_cleanup_free_ char *p = tg_asprintf("%s/remap", u->j->state_dir);
+	_cleanup_close_ int fd = p ? open(p, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600) : -1;
+	if (fd < 0)
+		return p ? -errno : -ENOMEM;
+	for (size_t i = 0; i < u->nm; i++) {
+		if (is_mark(&u->m[i]))
+			continue;
+		int e = tg_write_all(fd, &u->m[i], sizeof(u->m[i]));
+		if (e < 0)
+			return e;
+	}
+	return fdatasync(fd) < 0 ? -errno : 0;
 }
 
 static void remap_load(struct undo *u)
@@ -451,7 +484,22 @@ static int stash_name(char buf[static 32], uint64_t seq)
 	return 0;
 }
 
+static int write_bytes(struct undo *u, const struct tg_jrec *r, int fd);
+
+/* The bytes, then the allocation: a fully allocated file (fallocate -l)
+ * whose zero ranges the pre-image kept as holes gets its blocks back. */
 static int write_content(struct undo *u, const struct tg_jrec *r, int fd)
+{
+	int e = write_bytes(u, r, fd);
+	struct stat st;
+	if (!e && (r->flags & TG_JREC_F_ALLOC) && fstat(fd, &st) == 0 &&
+	    (uint64_t)st.st_blocks * 512u < r->meta.size && fallocate(fd, 0, 0, (off_t)r->meta.size) < 0 &&
+	    errno != EOPNOTSUPP)
+		e = -errno;
+	return e;
+}
+
+static int write_bytes(struct undo *u, const struct tg_jrec *r, int fd)
 {
 	if (r->flags & TG_JREC_F_REFLINK) {
 		char name[32];
@@ -611,7 +659,7 @@ static void anchor_add(struct undo *u, const struct tg_jmeta *m, int pfd, const 
 		u->a[u->na++] = (struct anchor){ m->dev, m->ino, fd };
 }
 
-/* A regular file named by identity somewhere under dfd (rel: its path):
+/* A non-directory named by identity somewhere under dfd (rel: its path):
  * the walk behind link_group, only for groups the restore must rejoin. */
 static int find_ino(int dfd, const char *rel, const struct stat *skip, uint64_t dev, uint64_t ino,
                     char **out)
@@ -630,7 +678,7 @@ static int find_ino(int dfd, const char *rel, const struct stat *skip, uint64_t 
 			e = -ENOMEM;
 			break;
 		}
-		if (S_ISREG(st.st_mode) && st.st_dev == dev && st.st_ino == ino) {
+		if (!S_ISDIR(st.st_mode) && st.st_dev == dev && st.st_ino == ino) {
 			*out = steal_pointer(&p);
 			e = 0;
 		} else if (S_ISDIR(st.st_mode) && !(st.st_dev == skip->st_dev && st.st_ino == skip->st_ino)) {
@@ -717,7 +765,7 @@ static bool group_may_live(const struct undo *u, const struct tg_jmeta *m)
  * when there is nothing to link to (make a copy). */
 static int link_group(struct undo *u, const struct tg_jrec *r, int pfd, const char *leaf)
 {
-	if ((r->meta.mode & S_IFMT) != S_IFREG || group_links(u, &r->meta) < 2)
+	if (S_ISDIR(r->meta.mode) || group_links(u, &r->meta) < 2)
 		return -ENOENT;
 	for (size_t i = 0; i < u->na; i++) {
 		if (u->a[i].dev != r->meta.dev || u->a[i].ino != r->meta.ino)
@@ -751,15 +799,16 @@ static int undo_saved(struct undo *u, const struct tg_jrec *r)
 	struct stat st;
 	if (fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0)
 		return 0; /* already back (a replayed step) */
+	bool lnk = (r->meta.mode & S_IFMT) == S_IFLNK;
 	int e = link_group(u, r, pfd, leaf);
 	if (e == 0)
-		return apply_meta(u, r->path, &r->meta, r->aux, r->aux_len, r->flags & TG_JREC_F_XALL);
+		return apply_meta(u, r->path, &r->meta, lnk ? NULL : r->aux, lnk ? 0 : r->aux_len,
+		                  r->flags & TG_JREC_F_XALL);
 	e = recreate(u, r, pfd, leaf);
 	if (!e)
 		remap_add(u, &r->meta, pfd, leaf, true);
-	if (!e && (r->meta.mode & S_IFMT) == S_IFREG && group_links(u, &r->meta) > 1)
+	if (!e && group_links(u, &r->meta) > 1)
 		anchor_add(u, &r->meta, pfd, leaf);
-	bool lnk = (r->meta.mode & S_IFMT) == S_IFLNK;
 	return e ? e : apply_meta(u, r->path, &r->meta, lnk ? NULL : r->aux, lnk ? 0 : r->aux_len,
 	                       r->flags & TG_JREC_F_XALL);
 }
@@ -1055,6 +1104,8 @@ int tg_journal_rollback(struct tg_journal *j, void (*progress)(void *ud, size_t 
 	if (!e && was_committed) {
 		drop_stash_links(&u);
 		e = u.err;
+	} else if (!e) {
+		e = remap_keep(&u);
 	}
 	undo_clear(&u);
 	if (e < 0)

@@ -188,6 +188,7 @@ struct tg_txn {
 	uint64_t counts_seq;     /* ... at this last journal record */
 	size_t counts[5];
 	pid_t owner;             /* the process that opened it (not a forked child) */
+	int recovered;           /* interrupted transactions tg_txn_open restored */
 };
 
 static uint64_t fnv1a(const char *s)
@@ -308,9 +309,19 @@ static int take_lock(const char *state_dir, enum tg_lock_mode mode)
 	return fd;
 }
 
+static int count_edit(void *ud, const char *path)
+{
+	(void)path;
+	(*(size_t *)ud)++;
+	return 0;
+}
+
 /* Under the lock, no live owner holds an open transaction: restore each one
- * (and clear the leftovers of finished rollbacks). */
-static int recover_locked(const char *state_dir, int *recovered)
+ * (and clear the leftovers of finished rollbacks). Without force, a
+ * transaction whose restore would overwrite paths changed after the crash
+ * (tg_journal_edited_after) stops the recovery with -ESTALE, nothing of it
+ * restored: like undo, recovery never silently overwrites hand edits. */
+static int recover_locked(const char *state_dir, int *recovered, bool force)
 {
 	struct tg_txinfo *v;
 	size_t n;
@@ -327,6 +338,11 @@ static int recover_locked(const char *state_dir, int *recovered)
 		}
 		if (strcmp(st, "open") != 0 && strcmp(st, "rolling-back") != 0)
 			continue;
+		size_t edits = 0;
+		if (!force && (e = tg_journal_edited_after(state_dir, v[i].id, count_edit, &edits)) == 0 && edits)
+			e = -ESTALE;
+		if (e < 0)
+			break;
 		struct tg_journal *j;
 		e = tg_journal_load(state_dir, v[i].id, &j);
 		if (!e)
@@ -353,6 +369,19 @@ static int resolve_state_dir(const char *workspace, const char *given, char **ou
 
 int tg_recover(const char *workspace, const char *state_dir, int *recovered)
 {
+	return tg_recover_ex(workspace, state_dir, false, recovered);
+}
+
+int tg_recover_state_dir(const char *workspace, const char *state_dir, char **out)
+{
+	_cleanup_free_ char *ws = tg_path_normalize(workspace);
+	if (!ws)
+		return -errno;
+	return resolve_state_dir(ws, state_dir, out);
+}
+
+int tg_recover_ex(const char *workspace, const char *state_dir, bool force, int *recovered)
+{
 	if (recovered)
 		*recovered = 0;
 	_cleanup_free_ char *ws = tg_path_normalize(workspace);
@@ -368,7 +397,7 @@ int tg_recover(const char *workspace, const char *state_dir, int *recovered)
 	_cleanup_close_ int lock = take_lock(sd, TG_LOCK_FAIL);
 	if (lock < 0)
 		return lock;
-	return recover_locked(sd, recovered);
+	return recover_locked(sd, recovered, force);
 }
 
 void tg_txn_free(struct tg_txn *t)
@@ -487,7 +516,7 @@ int tg_txn_open(struct tg_txn **out, const struct tg_txn_opts *opts)
 	if (!e)
 		e = t->lockfd = take_lock(t->state_dir, opts->lock);
 	if (e >= 0)
-		e = recover_locked(t->state_dir, NULL);
+		e = recover_locked(t->state_dir, &t->recovered, false);
 	if (!e)
 		e = tg_journal_create(t->state_dir, t->workspace, opts->command, opts->join_id, &t->j);
 	if (!e)
@@ -501,6 +530,7 @@ int tg_txn_open(struct tg_txn **out, const struct tg_txn_opts *opts)
 }
 
 const char *tg_txn_id(const struct tg_txn *t) { return tg_journal_id(t->j); }
+int tg_txn_recovered(const struct tg_txn *t) { return t->recovered; }
 const char *tg_txn_state_dir(const struct tg_txn *t) { return t->state_dir; }
 
 bool tg_txn_is_private(const struct tg_txn *t, const char *path)
@@ -1024,6 +1054,72 @@ static int before_op(struct tg_txn *t, const struct tg_op *op)
 	default:
 		return 0;
 	}
+}
+
+/* ---- fds the command inherits ---- */
+
+/* Open for writing, per /proc/self/fdinfo (the fd's own flags). */
+static bool fd_writes(int fd)
+{
+	char path[64], buf[256];
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	_cleanup_close_ int ifd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = ifd < 0 ? -1 : read(ifd, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	const char *f = strstr(buf, "flags:");
+	unsigned long flags = f ? strtoul(f + 6, NULL, 8) : 0;
+	return (flags & O_ACCMODE) == O_WRONLY || (flags & O_ACCMODE) == O_RDWR;
+}
+
+/* One inherited fd: capture the file it writes, by its name in the
+ * workspace (the same inode), or -EBADF when it has none there. */
+static int capture_inherited(struct tg_txn *t, int fd, const char *rel)
+{
+	struct stat fst, st;
+	if (fstat(fd, &fst) < 0 || !S_ISREG(fst.st_mode))
+		return 0; /* a tty, pipe, socket, directory: nothing of the tree's */
+	int e = tg_journal_lstat(t->j, rel, &st);
+	if (e < 0 || st.st_ino != fst.st_ino || st.st_dev != fst.st_dev)
+		return -EBADF; /* renamed or removed since it was opened */
+	tg_journal_hold(t->j);
+	e = save_content(t, rel, &st);
+	int r = tg_journal_release(t->j);
+	return e < 0 ? e : r;
+}
+
+int tg_txn_inherited(struct tg_txn *t, const int *skip, size_t nskip,
+                     int (*cb)(void *ud, int fd, const char *rel, int err), void *ud)
+{
+	_cleanup_close_ int dfd = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = dfd >= 0 ? tg_fs_opendir(dfd) : NULL;
+	if (!d)
+		return -errno;
+	int e = 0;
+	struct dirent *de;
+	while (e == 0 && (de = tg_fs_readdir(d))) {
+		int fd = atoi(de->d_name);
+		bool skipped = fd <= 2 || fd == dirfd(d) || fd == dfd; /* std streams: the caller's output */
+		for (size_t i = 0; i < nskip; i++)
+			skipped = skipped || skip[i] == fd;
+		int fl = skipped ? -1 : fcntl(fd, F_GETFD);
+		if (fl < 0 || (fl & FD_CLOEXEC) || !fd_writes(fd))
+			continue;
+		char text[PATH_MAX + 1];
+		ssize_t l = readlinkat(dfd, de->d_name, text, sizeof(text) - 1);
+		if (l <= 0 || text[0] != '/')
+			continue;
+		text[l] = '\0';
+		/* A removed file reads "PATH (deleted)": no name to capture by. */
+		const char *rel = rel_of(t, text);
+		if (!rel || tg_txn_is_private(t, text))
+			continue;
+		int r = capture_inherited(t, fd, rel);
+		e = cb ? cb(ud, fd, rel, r) : r;
+	}
+	closedir(d);
+	return e;
 }
 
 /* ---- summary ---- */

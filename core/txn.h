@@ -44,7 +44,9 @@ struct tg_txn_opts {
 
 
 /* Locks the workspace, recovers an interrupted transaction left by a crashed
- * txguard (restoring it), and opens a new journal. 0 or -errno. */
+ * txguard (restoring it; -ESTALE when that would overwrite paths changed
+ * after the crash: `txguard recover --force`), and opens a new journal.
+ * 0 or -errno. */
 int tg_txn_open(struct tg_txn **out, const struct tg_txn_opts *opts);
 
 /* Called at a trapped syscall that the policy allowed and that writes (op->writes),
@@ -53,6 +55,18 @@ int tg_txn_open(struct tg_txn **out, const struct tg_txn_opts *opts);
  * 0, or -errno: then the syscall must be failed with that errno, never run
  * unjournaled. */
 int tg_txn_before(struct tg_txn *t, const struct tg_op *op);
+
+/* Before the command starts: every fd the command would inherit (not
+ * close-on-exec, above 2: the standard streams are the caller's own output,
+ * kept as they are) that is open for writing on a regular file of the
+ * workspace. Its content is captured first, as at a write-open, so a
+ * rollback undoes writes through it too. cb(ud, fd, rel, err) is told of
+ * each: err 0 captured, -EBADF the file has no name in the workspace any
+ * more (nothing to capture by: the caller should refuse the run), other
+ * -errno a failed capture; cb's non-zero return stops. skip: fds txguard
+ * uses itself (report, log). */
+int tg_txn_inherited(struct tg_txn *t, const int *skip, size_t nskip,
+                     int (*cb)(void *ud, int fd, const char *rel, int err), void *ud);
 
 /* True when path (absolute) is txguard's own state: the tracee must not touch it. */
 bool tg_txn_is_private(const struct tg_txn *t, const char *path);
@@ -82,5 +96,14 @@ const char *tg_txn_state_dir(const struct tg_txn *t);
 int tg_txn_default_state_dir(const char *workspace, char **out);
 
 /* `txguard recover`: restore any interrupted transaction of the workspace.
- * *recovered is set to the number of transactions restored. 0 or -errno. */
+ * *recovered is set to the number of transactions restored. 0 or -errno.
+ * -ESTALE: a restore would overwrite paths changed after the crash
+ * (tg_journal_edited_after names them); force restores anyway. tg_recover
+ * is tg_recover_ex without force. */
 int tg_recover(const char *workspace, const char *state_dir, int *recovered);
+int tg_recover_ex(const char *workspace, const char *state_dir, bool force, int *recovered);
+/* The state dir tg_recover would use (malloc'd). */
+int tg_recover_state_dir(const char *workspace, const char *state_dir, char **out);
+/* How many interrupted transactions tg_txn_open restored (the automatic
+ * recovery: the caller says so in one line). */
+int tg_txn_recovered(const struct tg_txn *t);

@@ -19,9 +19,10 @@ _txguard_sub_opts()
 	policy-check) echo "-p --policy --no-default-policy -h --help" ;;
 	policy-explain) echo "-p --policy --no-default-policy -w --workspace --json -h --help" ;;
 	doctor) echo "--json -h --help" ;;
-	recover | diff | commit | rollback) echo "$ws -h --help" ;;
+	recover) echo "$ws --dry-run --force --json -h --help" ;;
+	diff | commit | rollback) echo "$ws -h --help" ;;
 	log | show | status) echo "$ws --json -h --help" ;;
-	undo) echo "$ws --force --json -h --help" ;;
+	undo) echo "$ws --force --dry-run --json -h --help" ;;
 	begin) echo "--tx $ws -h --help" ;;
 	*) echo "-h --help" ;;
 	esac

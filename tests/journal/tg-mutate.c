@@ -1,11 +1,13 @@
 /* tg-mutate SEED N DIR [--hook STATE_DIR [--end rollback|commit|none]
  *                      [--die-op K] [--die-undo K]]
- * tg-mutate recover DIR STATE_DIR
+ * tg-mutate recover DIR STATE_DIR [--force]
+ * tg-mutate undo DIR STATE_DIR
  *
  * Performs N seeded random filesystem operations inside DIR: create, write,
  * append, overwrite in place, truncate, sparse writes, unlink, rename of
  * files and directories (plain, NOREPLACE, EXCHANGE), mkdir, rmdir,
- * symlink, hard link, chmod, chown (root), utimes, user xattrs, mkfifo.
+ * symlink, hard link, chmod, chown (root), utimes, xattrs (user.*; as root
+ * also trusted.*, ACLs, file capabilities), mkfifo.
  * Names come from a small pool (spaces, a newline, invalid UTF-8, a 200-byte
  * component) so operations collide: overwrite chains, renames of
  * directories holding modified files, rename over existing names. Most
@@ -18,7 +20,8 @@
  * 3 when tg_txn_before refused a call, 2 on usage/setup errors.
  * --die-op K: SIGKILL itself right after journaling op K, before making the
  * call; --die-undo K: SIGKILL itself after K records are restored (crash
- * tests). `recover` runs tg_recover() and prints how many it restored.
+ * tests). `recover` runs tg_recover_ex() and prints how many it restored
+ * (exit 4: refused, paths changed after the crash).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -34,6 +37,7 @@
 
 #include "op.h"
 #include "util.h"
+#include "journal.h"
 #include "txn.h"
 
 static uint64_t rng;
@@ -151,6 +155,30 @@ static void do_write(const char *p, int flags)
 	close(fd);
 }
 
+/* A valid POSIX ACL xattr (version 2): owner, one named user, group, mask,
+ * other, in the kernel's order. */
+static size_t acl_blob(char *name, size_t nsize, char *val, bool dflt)
+{
+	snprintf(name, nsize, "system.posix_acl_%s", dflt ? "default" : "access");
+	struct { uint16_t tag, perm; uint32_t id; } e[] = {
+		{ 0x01, 6, UINT32_MAX }, { 0x02, (uint16_t)pick(8), 1000 + pick(3) },
+		{ 0x04, 4, UINT32_MAX }, { 0x10, (uint16_t)pick(8), UINT32_MAX }, { 0x20, 4, UINT32_MAX },
+	};
+	uint32_t version = 2;
+	memcpy(val, &version, 4);
+	memcpy(val + 4, e, sizeof(e));
+	return 4 + sizeof(e);
+}
+
+/* security.capability, VFS_CAP_REVISION_2: a permitted set, effective or not. */
+static size_t cap_blob(char *name, size_t nsize, char *val)
+{
+	snprintf(name, nsize, "security.capability");
+	uint32_t v[5] = { 0x02000000u | pick(2), 1u << pick(20), 0, 0, 0 };
+	memcpy(val, v, sizeof(v));
+	return sizeof(v);
+}
+
 static void one_op(void)
 {
 	char a[PATH_MAX], b[PATH_MAX];
@@ -221,14 +249,24 @@ static void one_op(void)
 		break;
 	}
 	case 16: {
-		char name[16], val[64];
+		char name[32], val[64];
+		size_t vl = 1 + pick(sizeof(val) - 1);
 		snprintf(name, sizeof(name), "user.k%u", pick(3));
 		fill(val, sizeof(val));
+		/* As root, every namespace the journal keeps: trusted.*, ACLs
+		 * (access, and default on directories), file capabilities. */
+		unsigned ns = geteuid() == 0 ? pick(6) : 0;
+		if (ns == 1)
+			snprintf(name, sizeof(name), "trusted.t%u", pick(2));
+		else if (ns == 2 || ns == 3)
+			vl = acl_blob(name, sizeof(name), val, ns == 3);
+		else if (ns == 4)
+			vl = cap_blob(name, sizeof(name), val);
 		if (pick(2))
 			rand_path(a, sizeof(a), true);
 		hook(TG_OP_XATTR, a, NULL, false, 0);
 		if (pick(3))
-			lsetxattr(a, name, val, 1 + pick(sizeof(val) - 1), 0);
+			lsetxattr(a, name, val, vl, 0);
 		else
 			lremovexattr(a, name);
 		break;
@@ -263,6 +301,30 @@ static void progress(void *ud, size_t done, size_t total)
 		raise(SIGKILL);
 }
 
+/* tg-mutate undo DIR STATE_DIR: undo the newest committed run. */
+static int undo_newest(const char *dir, const char *state)
+{
+	char sd[PATH_MAX];
+	if (!realpath(state, sd)) {
+		perror("realpath");
+		return 2;
+	}
+	(void)dir;
+	struct tg_txinfo *v;
+	size_t n;
+	int e = tg_history_list(sd, &v, &n);
+	size_t i = 0;
+	while (e == 0 && i < n && strcmp(v[i].state, "committed") != 0)
+		i++;
+	if (e == 0)
+		e = i < n ? tg_history_undo(sd, v[i].id, false) : -ENOENT;
+	if (e == 0 || e == -ENOENT)
+		tg_txinfo_free_all(v, n);
+	if (e < 0)
+		fprintf(stderr, "tg-mutate: undo: %s\n", strerror(-e));
+	return e < 0 ? 3 : 0;
+}
+
 static int usage(void)
 {
 	fprintf(stderr, "usage: tg-mutate SEED N DIR [--hook STATE_DIR [--end rollback|commit|none]]\n");
@@ -271,19 +333,21 @@ static int usage(void)
 
 int main(int argc, char **argv)
 {
-	if (argc == 4 && !strcmp(argv[1], "recover")) {
+	if ((argc == 4 || (argc == 5 && !strcmp(argv[4], "--force"))) && !strcmp(argv[1], "recover")) {
 		char ws[PATH_MAX], sd[PATH_MAX];
 		if (!realpath(argv[2], ws) || !realpath(argv[3], sd)) {
 			perror("realpath");
 			return 2;
 		}
-		int n = 0, e = tg_recover(ws, sd, &n);
+		int n = 0, e = tg_recover_ex(ws, sd, argc == 5, &n);
 		if (e < 0)
 			fprintf(stderr, "tg-mutate: recover: %s\n", strerror(-e));
 		else
 			printf("%d\n", n);
-		return e < 0 ? 3 : 0;
+		return e == -ESTALE ? 4 : e < 0 ? 3 : 0;
 	}
+	if (argc == 4 && !strcmp(argv[1], "undo"))
+		return undo_newest(argv[2], argv[3]);
 	if (argc < 4)
 		return usage();
 	rng = strtoull(argv[1], NULL, 10) * 0x9e3779b97f4a7c15ull + 1;
