@@ -447,17 +447,23 @@ static void on_spawn_ev(struct tracer *t, pid_t pid, int status)
 	resume(pid, 0);
 }
 
+/* /proc/PID/cmdline into a vector: one pass to count, one to copy (an argv
+ * of 100,000 arguments is a normal xargs batch). */
 static char **split_cmdline(const char *buf, size_t len)
 {
-	_cleanup_strv_ char **v = calloc(1, sizeof(char *));
+	size_t n = 0;
+	for (size_t i = 0; i < len; i++)
+		n += buf[i] == '\0';
+	if (len && buf[len - 1] != '\0')
+		n++;
+	_cleanup_strv_ char **v = calloc(n + 1, sizeof(char *));
 	if (!v)
 		return NULL;
-	for (size_t i = 0; i < len;) {
-		size_t n = strnlen(buf + i, len - i);
-		_cleanup_free_ char *s = tg_strndup(buf + i, n);
-		if (!s || tg_strv_push(&v, s) < 0)
+	for (size_t i = 0, k = 0; i < len; k++) {
+		size_t l = strnlen(buf + i, len - i);
+		if (!(v[k] = tg_strndup(buf + i, l)))
 			return NULL;
-		i += n + 1;
+		i += l + 1;
 	}
 	return steal_pointer(&v);
 }
