@@ -185,6 +185,9 @@ struct tg_txn {
 	uint64_t counts_seq;     /* ... at this last journal record */
 	size_t counts[5];
 	pid_t owner;             /* the process that opened it (not a forked child) */
+	bool join;               /* a member of a multi-command transaction */
+	bool sync_set;           /* the journal's sync mode is chosen (first capture) */
+	enum tg_sync_choice sync; /* what it is chosen from */
 };
 
 static uint64_t fnv1a(const char *s)
@@ -377,7 +380,7 @@ void tg_txn_free(struct tg_txn *t)
 	 * started): there is nothing to restore, so leave no "open" transaction
 	 * for the next run to recover. Only the opener, still under the lock. */
 	if (t->j && !t->finished && t->lockfd >= 0 && t->owner == getpid() &&
-	    tg_journal_last_seq(t->j) == 0)
+	    tg_journal_on_disk(t->j) && tg_journal_last_seq(t->j) == 0)
 		(void)tg_journal_remove_dir(t->state_dir, tg_journal_id(t->j));
 	tg_journal_free(t->j);
 	if (t->lockfd >= 0)
@@ -431,8 +434,8 @@ static bool ordered_fs(const char *path)
 	return found && !writeback;
 }
 
-static enum tg_sync_mode sync_mode(const struct tg_txn_opts *opts, const char *workspace,
-                                   const char *state_dir)
+/* Read at open: the environment the command gets may lose the variable. */
+static enum tg_sync_choice sync_choice(const struct tg_txn_opts *opts)
 {
 	const char *env = getenv("TXGUARD_JOURNAL_SYNC");
 	enum tg_sync_choice c = opts->sync;
@@ -442,6 +445,11 @@ static enum tg_sync_mode sync_mode(const struct tg_txn_opts *opts, const char *w
 		c = TG_SYNC_CHOICE_FULL;
 	if (opts->batch_sync)
 		c = TG_SYNC_CHOICE_BATCH;
+	return c;
+}
+
+static enum tg_sync_mode sync_mode(enum tg_sync_choice c, const char *workspace, const char *state_dir)
+{
 	switch (c) {
 	case TG_SYNC_CHOICE_FULL:
 		return TG_SYNC_FULL;
@@ -484,10 +492,16 @@ int tg_txn_open(struct tg_txn **out, const struct tg_txn_opts *opts)
 		e = t->lockfd = take_lock(t->state_dir, opts->lock);
 	if (e >= 0)
 		e = recover_locked(t->state_dir, NULL);
-	if (!e)
+	/* A member of a multi-command transaction is named in its history
+	 * at once; a plain run makes its journal dir at its first record
+	 * (tg_journal_create_deferred): one that changes nothing leaves no
+	 * trace and waits for no disk. */
+	t->join = opts->join_id != NULL;
+	t->sync = sync_choice(opts);
+	if (!e && t->join)
 		e = tg_journal_create(t->state_dir, t->workspace, opts->command, opts->join_id, &t->j);
-	if (!e)
-		tg_journal_set_sync(t->j, sync_mode(opts, t->workspace, t->state_dir));
+	else if (!e)
+		e = tg_journal_create_deferred(t->state_dir, t->workspace, opts->command, NULL, &t->j);
 	if (e < 0) {
 		tg_txn_free(t);
 		return e;
@@ -895,6 +909,12 @@ int tg_txn_before(struct tg_txn *t, const struct tg_op *op)
 {
 	if (t->finished)
 		return -EINVAL;
+	/* Chosen at the first capture: a run that writes nothing never reads
+	 * the mount table. */
+	if (!t->sync_set) {
+		tg_journal_set_sync(t->j, sync_mode(t->sync, t->workspace, t->state_dir));
+		t->sync_set = true;
+	}
 	tg_journal_hold(t->j);
 	int e = before_op(t, op);
 	int s = tg_journal_release(t->j);
@@ -1027,6 +1047,14 @@ static int prune_history(struct tg_txn *t)
 	return e;
 }
 
+static bool no_change(const size_t counts[5])
+{
+	for (int k = 0; k < 5; k++)
+		if (counts[k])
+			return false;
+	return true;
+}
+
 void tg_txn_end(struct tg_txn *t)
 {
 	t->ending = true; /* an empty name is now a failed call */
@@ -1037,12 +1065,24 @@ int tg_txn_commit(struct tg_txn *t)
 	if (t->finished)
 		return -EINVAL;
 	tg_txn_end(t);
+	if (!tg_journal_on_disk(t->j)) {
+		t->finished = true; /* nothing recorded: nothing to keep */
+		return 0;
+	}
 	if (!t->counts_valid || t->counts_seq != tg_journal_last_seq(t->j)) {
 		struct tg_changes c;
 		int e = tg_txn_changes(t, &c);
 		tg_changes_clear(&c);
 		if (e < 0)
 			return e;
+	}
+	/* Records, but no change (a temporary file made and removed): no
+	 * history entry either. A member of a multi-command transaction is
+	 * kept, its transaction names it. */
+	if (!t->join && no_change(t->counts)) {
+		int d = tg_journal_remove_dir(t->state_dir, tg_journal_id(t->j));
+		t->finished = d == 0;
+		return d;
 	}
 	int e = tg_journal_commit(t->j, t->counts);
 	if (e < 0) {
@@ -1062,6 +1102,10 @@ int tg_txn_rollback(struct tg_txn *t, void (*progress)(void *ud, size_t done, si
 {
 	if (t->finished)
 		return -EINVAL;
+	if (!tg_journal_on_disk(t->j)) {
+		t->finished = true; /* nothing recorded: nothing to restore */
+		return 0;
+	}
 	/* Nothing runs any more: a creation whose name is empty failed. */
 	(void)settle(t, 0, true);
 	int e = tg_journal_rollback(t->j, progress, ud);
