@@ -681,6 +681,8 @@ int tg_cmd_run(struct tg_opts *o)
 		goto out;
 	}
 	rc = finish(&r, &res, report_fd);
+	/* The report is out: runs the commit pruned are freed in the background. */
+	tg_txn_collect(r.txn);
 	if (o->tx) {
 		/* Membership is recorded after this run's own commit or rollback,
 		 * with the workspace lock released (history takes it itself). */

@@ -22,6 +22,7 @@
 
 #include "journal.h"
 #include "journal_fs.h"
+#include "journal_gc.h"
 #include "path.h"
 #include "util.h"
 
@@ -186,6 +187,7 @@ struct tg_txn {
 	size_t counts[5];
 	pid_t owner;             /* the process that opened it (not a forked child) */
 	bool join;               /* a member of a multi-command transaction */
+	bool trash;              /* pruned runs wait in the trash (tg_txn_collect) */
 	bool sync_set;           /* the journal's sync mode is chosen (first capture) */
 	enum tg_sync_choice sync; /* what it is chosen from */
 };
@@ -1025,7 +1027,10 @@ int tg_txn_changes(struct tg_txn *t, struct tg_changes *out)
 
 /* ---- commit, rollback ---- */
 
-/* Keep the newest committed runs within the count and size bounds. */
+/* Keep the newest committed runs within the count and size bounds. The
+ * others are retired to the trash (a rename each, one fsync): freeing a big
+ * run's journal costs what the rm -rf it recorded cost, and is done later by
+ * tg_txn_collect, where no command waits for it. */
 static int prune_history(struct tg_txn *t)
 {
 	struct tg_txinfo *v;
@@ -1040,11 +1045,25 @@ static int prune_history(struct tg_txn *t)
 		runs++;
 		bytes += v[i].journal_bytes;
 		bool keep = runs == 1 || (runs <= t->max_runs && bytes <= t->max_bytes);
-		if (!keep)
-			e = tg_journal_remove_dir(t->state_dir, v[i].id);
+		if (!keep && !(e = tg_journal_retire(t->state_dir, v[i].id)))
+			t->trash = true;
 	}
 	tg_txinfo_free_all(v, n);
+	if (t->trash) {
+		int s = tg_journal_retire_sync(t->state_dir);
+		e = e ? e : s;
+	}
+	/* What a gc that died (power cut, kill) left is freed with the rest. */
+	t->trash = t->trash || tg_journal_has_trash(t->state_dir);
 	return e;
+}
+
+void tg_txn_collect(struct tg_txn *t)
+{
+	if (t && t->trash && t->owner == getpid())
+		(void)tg_journal_gc_spawn(t->state_dir);
+	if (t)
+		t->trash = false;
 }
 
 static bool no_change(const size_t counts[5])
