@@ -74,7 +74,9 @@ assert_eq "y undone" undone "$(field "$y" outcome)"
 
 # a run in progress holds the state dir's lock: undo says so and waits for nobody
 if command -v flock >/dev/null; then
-	tg -- sleep 3 &
+	# The snapshot first: on a loaded machine it can outlast the run.
+	tree=$(snapshot "$ws")
+	tg -- sleep 5 &
 	bg=$!
 	n=0
 	while flock -n "$TXGUARD_STATE_DIR/lock" true 2>/dev/null; do
@@ -82,7 +84,6 @@ if command -v flock >/dev/null; then
 		[ "$n" -lt 100 ] || fail "the background run never took the lock"
 		sleep 0.05
 	done
-	tree=$(snapshot "$ws")
 	rc=0; h undo --force >/dev/null 2>"$TG_TMP/err" || rc=$?
 	wait "$bg" || fail "the background run failed"
 	assert_eq "undo during a run" 1 "$rc"
