@@ -802,8 +802,12 @@ int tg_cmd_run(struct tg_opts *o)
 		.ud = &r, .on_op = on_op, .on_spawn = on_spawn, .on_exec = on_exec,
 		.on_exit = on_exit_hook, .on_kill = on_kill, .on_result = on_result,
 	};
+	/* Compiled once, here: a bad config is reported before anything
+	 * forks, and the tracer loads this very program. */
 	const char *bad = NULL;
-	rc = tg_filter_check(&topts.filter, &bad);
+	struct tg_filter_prog prog;
+	rc = tg_filter_prepare(&topts.filter, &prog, &bad);
+	topts.prog = &prog;
 	if (rc < 0) {
 		if (bad)
 			setup_fail(&r, "the policy denies syscall '%s', which the seccomp filter cannot express "
@@ -821,6 +825,7 @@ int tg_cmd_run(struct tg_opts *o)
 	tg_log_tx_begin(r.log, tg_txn_id(r.txn), r.workspace);
 	rc = tg_tracer_run(&topts, &hooks, &res);
 	tg_run_proxy_finish(&r.proxy, &r.report);
+	tg_filter_prog_free(&prog);
 	if (rc < 0) {
 		const char *hint = setup_hint(-rc);
 		tg_warn("cannot supervise the command: %s%s%s", strerror(-rc), hint ? "; " : "",
@@ -832,6 +837,8 @@ int tg_cmd_run(struct tg_opts *o)
 		goto out;
 	}
 	rc = finish(&r, &res, report_fd);
+	/* The report is out: runs the commit pruned are freed in the background. */
+	tg_txn_collect(r.txn);
 	if (o->tx) {
 		/* Membership is recorded after this run's own commit or rollback,
 		 * with the workspace lock released (history takes it itself). */

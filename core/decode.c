@@ -88,39 +88,104 @@ int tg_mem_read_string(pid_t pid, uint64_t addr, size_t max, char **out)
 	return -ENAMETOOLONG;
 }
 
+/* Up to len bytes from addr: how many could be read (> 0), or -errno. A
+ * read that meets an unmapped page stops there. */
+static ssize_t mem_read_some(pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+	struct iovec local = { .iov_base = buf, .iov_len = len };
+	struct iovec remote = { .iov_base = (void *)(uintptr_t)addr, .iov_len = len };
+	if (addr == 0)
+		return -EFAULT;
+	ssize_t n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+	if (n > 0)
+		return n;
+	if (n == 0 || errno == EFAULT)
+		return -EFAULT;
+	/* No cross-memory attach here: to the end of addr's page, as tg_mem_read does. */
+	size_t chunk = TG_PAGE - addr % TG_PAGE;
+	if (chunk > len)
+		chunk = len;
+	int r = tg_mem_read(pid, addr, buf, chunk);
+	return r < 0 ? r : (ssize_t)chunk;
+}
+
+/* A window onto the tracee's memory. argv's strings usually sit next to
+ * each other (the caller built them in one go), so one read serves
+ * thousands of them: reading argv is one syscall per TG_WIN bytes, not one
+ * (or more) per argument. */
+#define TG_WIN (64u * 1024u)
+
+struct memwin {
+	pid_t pid;
+	uint64_t base;
+	size_t len;
+	char *buf;
+};
+
+static int win_string(struct memwin *w, uint64_t addr, char **out)
+{
+	for (int pass = 0; pass < 2; pass++) {
+		if (addr >= w->base && addr < w->base + w->len) {
+			size_t off = (size_t)(addr - w->base);
+			const char *nul = memchr(w->buf + off, '\0', w->len - off);
+			if (nul) {
+				*out = tg_strndup(w->buf + off, (size_t)(nul - w->buf - off));
+				return *out ? 0 : -ENOMEM;
+			}
+			if (pass == 1)
+				break; /* longer than the window: read it on its own */
+		}
+		ssize_t n = mem_read_some(w->pid, addr, w->buf, TG_WIN);
+		if (n < 0)
+			return (int)n;
+		w->base = addr;
+		w->len = (size_t)n;
+	}
+	if (w->len < TG_WIN)
+		return -EFAULT; /* the string runs into an unmapped page */
+	int r = tg_mem_read_string(w->pid, addr, TG_MAX_ARG_STRLEN, out);
+	return r == -ENAMETOOLONG ? -E2BIG : r;
+}
+
+static int argv_room(char ***argv, size_t n, size_t *cap)
+{
+	if (n + 2 <= *cap)
+		return 0;
+	size_t ncap = *cap * 2 > n + 2 ? *cap * 2 : n + 2;
+	char **nv = realloc(*argv, ncap * sizeof(*nv));
+	if (!nv)
+		return -ENOMEM;
+	*argv = nv;
+	*cap = ncap;
+	return 0;
+}
+
 int tg_mem_read_argv(pid_t pid, uint64_t addr, char ***out, size_t *argc)
 {
-	_cleanup_strv_ char **argv = calloc(1, sizeof(char *));
-	size_t n = 0;
+	size_t cap = 16, n = 0;
+	_cleanup_strv_ char **argv = calloc(cap, sizeof(char *));
+	_cleanup_free_ char *wbuf = malloc(TG_WIN);
+	_cleanup_free_ uint64_t *ptrs = malloc(TG_PAGE);
+	struct memwin w = { .pid = pid, .buf = wbuf };
 
-	if (!argv)
+	if (!argv || !wbuf || !ptrs)
 		return -ENOMEM;
 	while (addr) {
-		uint64_t ptrs[64];
-		size_t k = TG_ARRAY_SIZE(ptrs);
-		int r = tg_mem_read(pid, addr + n * 8, ptrs, sizeof(ptrs));
-		if (r < 0) { /* the array may end just before an unmapped page */
-			k = 1;
-			r = tg_mem_read(pid, addr + n * 8, ptrs, 8);
-		}
-		if (r < 0)
-			return r;
+		/* The array may end just before an unmapped page: take what was read. */
+		ssize_t got = mem_read_some(pid, addr + n * 8, ptrs, TG_PAGE);
+		if (got < 8)
+			return got < 0 ? (int)got : -EFAULT;
+		size_t k = (size_t)got / 8;
 		for (size_t i = 0; i < k; i++, n++) {
 			if (!ptrs[i])
 				goto done;
 			if (n >= TG_MAX_ARGC)
 				return -E2BIG;
-			char *s = NULL;
-			r = tg_mem_read_string(pid, ptrs[i], TG_MAX_ARG_STRLEN, &s);
-			if (r < 0)
-				return r == -ENAMETOOLONG ? -E2BIG : r;
-			char **nv = realloc(argv, (n + 2) * sizeof(*nv));
-			if (!nv) {
-				free(s);
+			if (argv_room(&argv, n, &cap) < 0)
 				return -ENOMEM;
-			}
-			argv = nv;
-			argv[n] = s;
+			int r = win_string(&w, ptrs[i], &argv[n]);
+			if (r < 0)
+				return r;
 			argv[n + 1] = NULL;
 		}
 	}

@@ -141,9 +141,8 @@ static int build(const struct tg_filter_config *cfg, scmp_filter_ctx *out)
 	return 0;
 }
 
-int tg_filter_check(const struct tg_filter_config *cfg, const char **bad)
+static int check_names(const struct tg_filter_config *cfg, const char **bad)
 {
-	_cleanup_seccomp_ scmp_filter_ctx ctx = NULL;
 	for (size_t i = 0; i < cfg->ndenied; i++) {
 		int err = cfg->deny_errno ? cfg->deny_errno[i] : EPERM;
 		if (seccomp_syscall_resolve_name(cfg->denied_syscalls[i]) == __NR_SCMP_ERROR || err <= 0 ||
@@ -153,7 +152,21 @@ int tg_filter_check(const struct tg_filter_config *cfg, const char **bad)
 			return -EINVAL;
 		}
 	}
-	return build(cfg, &ctx);
+	return 0;
+}
+
+int tg_filter_check(const struct tg_filter_config *cfg, const char **bad)
+{
+	_cleanup_seccomp_ scmp_filter_ctx ctx = NULL;
+	int r = check_names(cfg, bad);
+	return r < 0 ? r : build(cfg, &ctx);
+}
+
+int tg_filter_prepare(const struct tg_filter_config *cfg, struct tg_filter_prog *out, const char **bad)
+{
+	memset(out, 0, sizeof(*out));
+	int r = check_names(cfg, bad);
+	return r < 0 ? r : tg_filter_compile(cfg, out);
 }
 
 int tg_filter_compile(const struct tg_filter_config *cfg, struct tg_filter_prog *out)

@@ -39,6 +39,11 @@ int tg_filter_load_prog(const struct tg_filter_prog *prog);
  * names the unknown syscall or the one with an errno out of 1..4095. */
 int tg_filter_check(const struct tg_filter_config *cfg, const char **bad);
 
+/* tg_filter_check and tg_filter_compile in one build of the filter: what
+ * a caller that reports a bad config first and then runs the tracer needs
+ * (tg_tracer_opts.prog). Free with tg_filter_prog_free. */
+int tg_filter_prepare(const struct tg_filter_config *cfg, struct tg_filter_prog *out, const char **bad);
+
 /* Write the filter for cfg in libseccomp's pseudo-filter-code text (for
  * `txguard doctor --verbose` and tests). Returns 0 or -errno. */
 int tg_filter_export_pfc(const struct tg_filter_config *cfg, int fd);

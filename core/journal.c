@@ -349,8 +349,40 @@ void tg_journal_drop_reserve(struct tg_journal *j)
 		(void)unlinkat(j->dirfd, TG_RESERVE_NAME, 0);
 }
 
-int tg_journal_create(const char *state_dir, const char *workspace, const char *command,
-                      const char *tx, struct tg_journal **out)
+/* The dir, its files and its entry in txn/, durable before any record counts. */
+static int make_dir(struct tg_journal *j)
+{
+	int r = tg_fs_mkdir_p(j->dir);
+	if (!r)
+		r = open_dirs(j);
+	if (!r)
+		r = write_reserve(j);
+	if (!r)
+		r = tg_journal_write_info(j);
+	_cleanup_close_ int txnfd = r ? -1 : open(j->state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (!r) {
+		_cleanup_close_ int tfd = openat(txnfd, "txn", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (tfd < 0 || tg_fs_fsync_dir(tfd) < 0 || tg_fs_fsync_dir(txnfd) < 0)
+			r = -EIO;
+	}
+	return r;
+}
+
+/* Files get their times from the coarse clock, which may lag the wall
+ * clock by a tick: "made during the transaction" (ctime >= start) needs the
+ * earlier of the two. */
+static uint64_t start_ns(void)
+{
+	struct timespec c;
+	uint64_t now = tg_wall_ns();
+	if (clock_gettime(CLOCK_REALTIME_COARSE, &c) < 0)
+		return now;
+	uint64_t coarse = (uint64_t)c.tv_sec * 1000000000u + (uint64_t)c.tv_nsec;
+	return coarse < now ? coarse : now;
+}
+
+static int journal_prepare(const char *state_dir, const char *workspace, const char *command,
+                           const char *tx, struct tg_journal **out)
 {
 	struct tg_journal *j = journal_new();
 	if (!j)
@@ -361,33 +393,43 @@ int tg_journal_create(const char *state_dir, const char *workspace, const char *
 	j->info.command = tg_strdup(command ? command : "");
 	j->info.state = tg_strdup("open");
 	j->info.tx = tx ? tg_strdup(tx) : NULL;
-	j->info.started_ns = tg_wall_ns();
+	j->info.started_ns = start_ns();
 	j->dir = j->info.id ? tg_asprintf("%s/txn/%s", state_dir, j->info.id) : NULL;
 	int r = j->state_dir && j->dir && j->info.workspace && j->info.command && j->info.state &&
 	        (!tx || j->info.tx) ? 0 : -ENOMEM;
 	if (!r)
-		r = tg_fs_mkdir_p(j->dir);
-	if (!r)
-		r = open_dirs(j);
-	if (!r)
 		r = open_workspace(j);
-	if (!r)
-		r = write_reserve(j);
-	if (!r)
-		r = tg_journal_write_info(j);
-	/* The new dir's entry in txn/ must be durable before any record counts. */
-	_cleanup_close_ int txnfd = r ? -1 : open(state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (!r) {
-		_cleanup_close_ int tfd = openat(txnfd, "txn", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (tfd < 0 || tg_fs_fsync_dir(tfd) < 0 || tg_fs_fsync_dir(txnfd) < 0)
-			r = -EIO;
-	}
 	if (r < 0) {
 		tg_journal_free(j);
 		return r;
 	}
 	*out = j;
 	return 0;
+}
+
+int tg_journal_create_deferred(const char *state_dir, const char *workspace, const char *command,
+                               const char *tx, struct tg_journal **out)
+{
+	int r = journal_prepare(state_dir, workspace, command, tx, out);
+	if (!r)
+		(*out)->deferred = true;
+	return r;
+}
+
+int tg_journal_create(const char *state_dir, const char *workspace, const char *command,
+                      const char *tx, struct tg_journal **out)
+{
+	int r = journal_prepare(state_dir, workspace, command, tx, out);
+	if (!r && (r = make_dir(*out)) < 0) {
+		tg_journal_free(*out);
+		*out = NULL;
+	}
+	return r;
+}
+
+bool tg_journal_on_disk(const struct tg_journal *j)
+{
+	return !j->deferred;
 }
 
 int tg_journal_load(const char *state_dir, const char *id, struct tg_journal **out)
@@ -484,6 +526,8 @@ uint64_t tg_journal_disk_bytes(struct tg_journal *j)
 	 * last seq means the same size; commit drops the memo (post, tar end). */
 	if (j->du_valid && j->du_seq == j->seq)
 		return j->du_bytes;
+	if (j->deferred)
+		return 0;
 	uint64_t total = du_fd(j->dirfd);
 	struct stat st;
 	if (fstatat(j->dirfd, TG_RESERVE_NAME, &st, AT_SYMLINK_NOFOLLOW) == 0) {
@@ -523,6 +567,8 @@ void tg_journal_set_sync(struct tg_journal *j, enum tg_sync_mode mode)
 
 int tg_journal_sync(struct tg_journal *j)
 {
+	if (j->deferred)
+		return 0;
 	return fdatasync(j->logfd) < 0 ? -errno : 0;
 }
 
@@ -574,9 +620,27 @@ static int append(struct tg_journal *j, struct tg_jrec *r, bool sync)
 	return 0;
 }
 
-static int check_usable(const struct tg_journal *j)
+/* Every capture starts here: a deferred journal gets its dir now, before
+ * its first record. A dir that could not be made (a full disk) fails this
+ * call and is taken away again: the next capture tries anew. */
+static int check_usable(struct tg_journal *j)
 {
-	return j->broken ? -EIO : 0;
+	if (j->broken)
+		return -EIO;
+	if (!j->deferred)
+		return 0;
+	int e = make_dir(j);
+	if (e == 0) {
+		j->deferred = false;
+		return 0;
+	}
+	for (int *fd = &j->dirfd; fd <= &j->logfd; fd++)
+		if (*fd >= 0) {
+			close(*fd);
+			*fd = -1;
+		}
+	(void)tg_journal_remove_dir(j->state_dir, j->info.id);
+	return e;
 }
 
 int tg_journal_created(struct tg_journal *j, const char *rel)
@@ -816,6 +880,8 @@ int tg_journal_foreach(const struct tg_journal *j, int (*cb)(void *ud, const str
 	/* Records are small; read in chunks, decoding whole records. */
 	size_t cap = 1u << 16, len = 0;
 	uint64_t off = 0;
+	if (j->deferred)
+		return 0; /* no record yet */
 	_cleanup_free_ char *buf = malloc(cap);
 	if (!buf)
 		return -ENOMEM;

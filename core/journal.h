@@ -88,6 +88,12 @@ struct tg_journal;
  * command and tx (a multi-command transaction joined, or NULL) go into info. */
 int tg_journal_create(const char *state_dir, const char *workspace, const char *command,
                       const char *tx, struct tg_journal **out);
+/* The same, but the dir is made at the first record (before it is
+ * written, with the same durability): a run that records nothing touches
+ * nothing on disk. tg_journal_on_disk() tells whether it was made. */
+int tg_journal_create_deferred(const char *state_dir, const char *workspace, const char *command,
+                               const char *tx, struct tg_journal **out);
+bool tg_journal_on_disk(const struct tg_journal *j);
 /* Open an existing transaction dir (recovery, history undo). */
 int tg_journal_load(const char *state_dir, const char *id, struct tg_journal **out);
 void tg_journal_free(struct tg_journal *j);

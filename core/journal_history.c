@@ -32,15 +32,28 @@ static char *esc(const char *s)
 	return o;
 }
 
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
 static char *unesc(const char *s, size_t n)
 {
 	char *o = malloc(n + 1), *q = o;
 	if (!o)
 		return NULL;
 	for (size_t i = 0; i < n; i++) {
-		unsigned v;
-		if (s[i] == '%' && i + 2 < n + 0 && sscanf(s + i + 1, "%2x", &v) == 1) {
-			*q++ = (char)v;
+		/* Not sscanf: it measures the rest of the string at every '%',
+		 * and a command line of 100,000 arguments has as many. */
+		int hi = i + 2 < n ? hexval(s[i + 1]) : -1, lo = hi >= 0 ? hexval(s[i + 2]) : -1;
+		if (s[i] == '%' && lo >= 0) {
+			*q++ = (char)(hi << 4 | lo);
 			i += 2;
 		} else {
 			*q++ = s[i];

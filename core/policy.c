@@ -559,6 +559,7 @@ static void explain_env(const struct tg_policy *p, struct tg_match_env *env, cha
 {
 	if (!getcwd(cwd, cwdsz))
 		strcpy(cwd, "/");
+	memset(env, 0, sizeof(*env));
 	env->p = p;
 	env->workspace = p && p->workspace ? p->workspace : cwd;
 	env->home = p && p->home ? p->home : getenv("HOME");

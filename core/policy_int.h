@@ -160,6 +160,10 @@ struct tg_match_env {
 	const char *home;
 	const char *cwd;
 	const char *state_dir;
+	/* The argv judge_one counted once for every rule: argc of an exec of
+	 * 100,000 arguments is not counted again by each of 100 rules. */
+	char *const *argv;
+	size_t argc;
 };
 
 int tg_strlist_push(struct tg_strlist *l, const char *s);

@@ -270,6 +270,15 @@ static bool script_matches(const struct tg_exec_match *e, const struct tg_cmdlin
 	return false;
 }
 
+/* argc and the NULL terminator must agree; trust the smaller. */
+static size_t op_argc(const struct tg_op *op)
+{
+	size_t n = 0;
+	while (op->argv[n] && (!op->argc || n < op->argc))
+		n++;
+	return n;
+}
+
 static bool exec_matches(const struct tg_match_env *env, const struct tg_exec_match *e,
                          const struct tg_op *op)
 {
@@ -277,10 +286,7 @@ static bool exec_matches(const struct tg_match_env *env, const struct tg_exec_ma
 	struct tg_cmdline c;
 	if (!argv)
 		return false;
-	/* argc and the NULL terminator must agree; trust the smaller. */
-	size_t argc = tg_strv_len(op->argv);
-	if (op->argc && op->argc < argc)
-		argc = op->argc;
+	size_t argc = env->argv == argv ? env->argc : op_argc(op);
 	if (argc == 0)
 		return false;
 	/* busybox rm -rf /: the applet is argv[1]. */
@@ -800,8 +806,12 @@ void tg_loader_op_clear(struct tg_op *in)
 
 /* ---- decide ------------------------------------------------------------------------ */
 
-static void judge_one(const struct tg_match_env *env, const struct tg_op *op, struct tg_verdict *out)
+static void judge_one(const struct tg_match_env *penv, const struct tg_op *op, struct tg_verdict *out)
 {
+	struct tg_match_env one = *penv;
+	const struct tg_match_env *env = &one;
+	one.argv = op->kind == TG_OP_EXEC ? op->argv : NULL;
+	one.argc = one.argv ? op_argc(op) : 0;
 	memset(out, 0, sizeof(*out));
 	out->action = TG_ACT_ALLOW;
 	builtin_verdict(env, op, out);

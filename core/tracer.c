@@ -87,7 +87,8 @@ struct tracer {
 	enum tg_run_end forced_end;
 	bool interrupted;
 	int fatal;               /* -errno of a tracer failure (fail closed) */
-	struct tg_filter_prog prog; /* the child loads it */
+	struct tg_filter_prog own;  /* compiled here when the caller gave none */
+	const struct tg_filter_prog *prog; /* the child loads it */
 	bool spin_allowed;       /* more than one CPU to run on */
 	bool spin_hint;          /* the stop just handled was a trapped call, not an exec */
 	int spin_credit;         /* spins left before giving up on spinning */
@@ -632,17 +633,23 @@ static void on_spawn_ev(struct tracer *t, pid_t pid, int status)
 	resume(pid, 0);
 }
 
+/* /proc/PID/cmdline into a vector: one pass to count, one to copy (an argv
+ * of 100,000 arguments is a normal xargs batch). */
 static char **split_cmdline(const char *buf, size_t len)
 {
-	_cleanup_strv_ char **v = calloc(1, sizeof(char *));
+	size_t n = 0;
+	for (size_t i = 0; i < len; i++)
+		n += buf[i] == '\0';
+	if (len && buf[len - 1] != '\0')
+		n++;
+	_cleanup_strv_ char **v = calloc(n + 1, sizeof(char *));
 	if (!v)
 		return NULL;
-	for (size_t i = 0; i < len;) {
-		size_t n = strnlen(buf + i, len - i);
-		_cleanup_free_ char *s = tg_strndup(buf + i, n);
-		if (!s || tg_strv_push(&v, s) < 0)
+	for (size_t i = 0, k = 0; i < len; k++) {
+		size_t l = strnlen(buf + i, len - i);
+		if (!(v[k] = tg_strndup(buf + i, l)))
 			return NULL;
-		i += n + 1;
+		i += l + 1;
 	}
 	return steal_pointer(&v);
 }
@@ -1056,7 +1063,7 @@ static void child_main(const struct tracer *t, int go_fd, int err_fd, const sigs
 		child_fail(err_fd, STAGE_SETUP, -r);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		child_fail(err_fd, STAGE_FILTER, errno);
-	r = tg_filter_load_prog(&t->prog);
+	r = tg_filter_load_prog(t->prog);
 	if (r < 0)
 		child_fail(err_fd, STAGE_FILTER, -r);
 	execvp(opts->argv[0], opts->argv);
@@ -1196,16 +1203,18 @@ int tg_tracer_run(const struct tg_tracer_opts *opts, const struct tg_tracer_hook
 	if (!opts || !opts->argv || !opts->argv[0] || !res)
 		return -EINVAL;
 	memset(res, 0, sizeof(*res));
-	int r = tg_filter_compile(&opts->filter, &t.prog);
+	int r = opts->prog ? 0 : tg_filter_compile(&opts->filter, &t.own);
 	if (r < 0)
 		return r;
+	t.prog = opts->prog ? opts->prog : &t.own;
 	t.sfd = block_signals(&saved);
 	if (t.sfd < 0) {
-		tg_filter_prog_free(&t.prog);
+		tg_filter_prog_free(&t.own);
 		return t.sfd;
 	}
 	r = start_child(&t, &saved, &err_fd);
-	tg_filter_prog_free(&t.prog);
+	tg_filter_prog_free(&t.own);
+	t.prog = NULL;
 	if (r < 0) {
 		restore_signals(t.sfd, &saved, opts->keep_signals_blocked);
 		return r;

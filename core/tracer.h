@@ -56,9 +56,14 @@ struct tg_filter_config {
 	 * Read-only opens never trap. */
 };
 
+struct tg_filter_prog;
+
 struct tg_tracer_opts {
 	char *const *argv;               /* the command; argv[0] looked up in PATH */
 	struct tg_filter_config filter;
+	/* `filter` already compiled by the caller (tg_filter_prepare), or NULL:
+	 * then the tracer compiles it. Compiling takes libseccomp ~1 ms. */
+	const struct tg_filter_prog *prog;
 	uint64_t timeout_ms;             /* 0 = none */
 	uint64_t kill_after_ms;          /* after the timeout's SIGTERM (CLI default 2000; 0 = at once) */
 	uint64_t grace_ms;               /* descendants alive after the main child exits */

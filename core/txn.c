@@ -24,6 +24,7 @@
 
 #include "journal.h"
 #include "journal_fs.h"
+#include "journal_gc.h"
 #include "path.h"
 #include "util.h"
 
@@ -189,6 +190,10 @@ struct tg_txn {
 	size_t counts[5];
 	pid_t owner;             /* the process that opened it (not a forked child) */
 	int recovered;           /* interrupted transactions tg_txn_open restored */
+	bool join;               /* a member of a multi-command transaction */
+	bool trash;              /* pruned runs wait in the trash (tg_txn_collect) */
+	bool sync_set;           /* the journal's sync mode is chosen (first capture) */
+	enum tg_sync_choice sync; /* what it is chosen from */
 };
 
 static uint64_t fnv1a(const char *s)
@@ -409,7 +414,7 @@ void tg_txn_free(struct tg_txn *t)
 	 * started): there is nothing to restore, so leave no "open" transaction
 	 * for the next run to recover. Only the opener, still under the lock. */
 	if (t->j && !t->finished && t->lockfd >= 0 && t->owner == getpid() &&
-	    tg_journal_last_seq(t->j) == 0)
+	    tg_journal_on_disk(t->j) && tg_journal_last_seq(t->j) == 0)
 		(void)tg_journal_remove_dir(t->state_dir, tg_journal_id(t->j));
 	tg_journal_free(t->j);
 	if (t->lockfd >= 0)
@@ -464,8 +469,8 @@ static bool ordered_fs(const char *path)
 	return found && !writeback;
 }
 
-static enum tg_sync_mode sync_mode(const struct tg_txn_opts *opts, const char *workspace,
-                                   const char *state_dir)
+/* Read at open: the environment the command gets may lose the variable. */
+static enum tg_sync_choice sync_choice(const struct tg_txn_opts *opts)
 {
 	const char *env = getenv("TXGUARD_JOURNAL_SYNC");
 	enum tg_sync_choice c = opts->sync;
@@ -475,6 +480,11 @@ static enum tg_sync_mode sync_mode(const struct tg_txn_opts *opts, const char *w
 		c = TG_SYNC_CHOICE_FULL;
 	if (opts->batch_sync)
 		c = TG_SYNC_CHOICE_BATCH;
+	return c;
+}
+
+static enum tg_sync_mode sync_mode(enum tg_sync_choice c, const char *workspace, const char *state_dir)
+{
 	switch (c) {
 	case TG_SYNC_CHOICE_FULL:
 		return TG_SYNC_FULL;
@@ -517,10 +527,16 @@ int tg_txn_open(struct tg_txn **out, const struct tg_txn_opts *opts)
 		e = t->lockfd = take_lock(t->state_dir, opts->lock);
 	if (e >= 0)
 		e = recover_locked(t->state_dir, &t->recovered, false);
-	if (!e)
+	/* A member of a multi-command transaction is named in its history
+	 * at once; a plain run makes its journal dir at its first record
+	 * (tg_journal_create_deferred): one that changes nothing leaves no
+	 * trace and waits for no disk. */
+	t->join = opts->join_id != NULL;
+	t->sync = sync_choice(opts);
+	if (!e && t->join)
 		e = tg_journal_create(t->state_dir, t->workspace, opts->command, opts->join_id, &t->j);
-	if (!e)
-		tg_journal_set_sync(t->j, sync_mode(opts, t->workspace, t->state_dir));
+	else if (!e)
+		e = tg_journal_create_deferred(t->state_dir, t->workspace, opts->command, NULL, &t->j);
 	if (e < 0) {
 		tg_txn_free(t);
 		return e;
@@ -1007,6 +1023,12 @@ int tg_txn_before(struct tg_txn *t, const struct tg_op *op)
 {
 	if (t->finished)
 		return -EINVAL;
+	/* Chosen at the first capture: a run that writes nothing never reads
+	 * the mount table. */
+	if (!t->sync_set) {
+		tg_journal_set_sync(t->j, sync_mode(t->sync, t->workspace, t->state_dir));
+		t->sync_set = true;
+	}
 	tg_journal_hold(t->j);
 	int e = before_op(t, op);
 	int s = tg_journal_release(t->j);
@@ -1187,7 +1209,10 @@ int tg_txn_changes(struct tg_txn *t, struct tg_changes *out)
 
 /* ---- commit, rollback ---- */
 
-/* Keep the newest committed runs within the count and size bounds. */
+/* Keep the newest committed runs within the count and size bounds. The
+ * others are retired to the trash (a rename each, one fsync): freeing a big
+ * run's journal costs what the rm -rf it recorded cost, and is done later by
+ * tg_txn_collect, where no command waits for it. */
 static int prune_history(struct tg_txn *t)
 {
 	struct tg_txinfo *v;
@@ -1202,11 +1227,33 @@ static int prune_history(struct tg_txn *t)
 		runs++;
 		bytes += v[i].journal_bytes;
 		bool keep = runs == 1 || (runs <= t->max_runs && bytes <= t->max_bytes);
-		if (!keep)
-			e = tg_journal_remove_dir(t->state_dir, v[i].id);
+		if (!keep && !(e = tg_journal_retire(t->state_dir, v[i].id)))
+			t->trash = true;
 	}
 	tg_txinfo_free_all(v, n);
+	if (t->trash) {
+		int s = tg_journal_retire_sync(t->state_dir);
+		e = e ? e : s;
+	}
+	/* What a gc that died (power cut, kill) left is freed with the rest. */
+	t->trash = t->trash || tg_journal_has_trash(t->state_dir);
 	return e;
+}
+
+void tg_txn_collect(struct tg_txn *t)
+{
+	if (t && t->trash && t->owner == getpid())
+		(void)tg_journal_gc_spawn(t->state_dir);
+	if (t)
+		t->trash = false;
+}
+
+static bool no_change(const size_t counts[5])
+{
+	for (int k = 0; k < 5; k++)
+		if (counts[k])
+			return false;
+	return true;
 }
 
 void tg_txn_end(struct tg_txn *t)
@@ -1219,12 +1266,24 @@ int tg_txn_commit(struct tg_txn *t)
 	if (t->finished)
 		return -EINVAL;
 	tg_txn_end(t);
+	if (!tg_journal_on_disk(t->j)) {
+		t->finished = true; /* nothing recorded: nothing to keep */
+		return 0;
+	}
 	if (!t->counts_valid || t->counts_seq != tg_journal_last_seq(t->j)) {
 		struct tg_changes c;
 		int e = tg_txn_changes(t, &c);
 		tg_changes_clear(&c);
 		if (e < 0)
 			return e;
+	}
+	/* Records, but no change (a temporary file made and removed): no
+	 * history entry either. A member of a multi-command transaction is
+	 * kept, its transaction names it. */
+	if (!t->join && no_change(t->counts)) {
+		int d = tg_journal_remove_dir(t->state_dir, tg_journal_id(t->j));
+		t->finished = d == 0;
+		return d;
 	}
 	int e = tg_journal_commit(t->j, t->counts);
 	if (e < 0) {
@@ -1244,6 +1303,10 @@ int tg_txn_rollback(struct tg_txn *t, void (*progress)(void *ud, size_t done, si
 {
 	if (t->finished)
 		return -EINVAL;
+	if (!tg_journal_on_disk(t->j)) {
+		t->finished = true; /* nothing recorded: nothing to restore */
+		return 0;
+	}
 	/* Nothing runs any more: a creation whose name is empty failed. */
 	(void)settle(t, 0, true);
 	int e = tg_journal_rollback(t->j, progress, ud);

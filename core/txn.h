@@ -81,6 +81,10 @@ int tg_txn_changes(struct tg_txn *t, struct tg_changes *out);
 
 /* Commit: the journal becomes history (bounded). 0 or -errno. */
 int tg_txn_commit(struct tg_txn *t);
+/* Free the runs the last commit pruned from the history, in a detached
+ * background process: call it once the caller has nothing left to do for
+ * whoever waits on it (the report is out). No-op when nothing was pruned. */
+void tg_txn_collect(struct tg_txn *t);
 /* Restore the workspace to its state at tg_txn_open(). Idempotent.
  * progress (may be NULL) is called with done/total records. 0 or -errno. */
 int tg_txn_rollback(struct tg_txn *t, void (*progress)(void *ud, size_t done, size_t total), void *ud);

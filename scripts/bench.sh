@@ -3,7 +3,8 @@
 #
 # Usage: scripts/bench.sh [--quick] [--only NAME[,NAME...]] [--reps N]
 #   NAME: build | forkexec | trapcost | txn | rmrf | bigfile | reflink | memory
-#         (journal = txn,rmrf,bigfile,reflink,memory)
+#         | start | argv | session | bigchange
+#         (journal = txn,rmrf,bigfile,reflink,memory; agent = start,argv,session,bigchange)
 #   --quick   smaller workloads, fewer repetitions (~3 minutes)
 #   --reps N  repetitions of each timed variant (default 3, quick 2; the quick build: 1)
 #
@@ -23,7 +24,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/bench/common.sh"
 
 QUICK=0
-ONLY=build,forkexec,trapcost,txn,rmrf,bigfile,reflink,memory
+ONLY=build,forkexec,trapcost,txn,rmrf,bigfile,reflink,memory,start,argv,session,bigchange
 REPS=
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -37,16 +38,19 @@ while [ $# -gt 0 ]; do
 	shift
 done
 ONLY=${ONLY//journal/txn,rmrf,bigfile,reflink,memory}
+ONLY=${ONLY//agent/start,argv,session,bigchange}
 want() { case ",$ONLY," in *,"$1",*) return 0 ;; esac; return 1; }
 
 if [ "$QUICK" = 1 ]; then
 	REPS=${REPS:-2}
 	TREE_FILES=10000 TREE_BYTES=$((150 * 1000 * 1000))
 	RM_FILES=3000 BIG_MIB=128 LOOP_N=300 TRAP_N=3000
+	START_REPS=${START_REPS:-20} ARGV_N=30000 SESSION_N=60 SMALL_FILES=5000
 else
 	REPS=${REPS:-3}
 	TREE_FILES=100000 TREE_BYTES=$((1500 * 1000 * 1000))
 	RM_FILES=30000 BIG_MIB=1024 LOOP_N=2000 TRAP_N=20000
+	START_REPS=${START_REPS:-50} ARGV_N=100000 SESSION_N=200 SMALL_FILES=20000
 fi
 
 TXGUARD=${TXGUARD:-$REPO/build/cmd/txguard}
@@ -497,13 +501,195 @@ section_memory() {
 	rm -rf "$RUN/st1" "$RUN/st2" "$RUN/st3"
 }
 
+# ---- (e) what an agent's tool calls pay: start-up, long argv, sessions, big changes ----
+
+# tgs WS CMD...: CMD under txguard with a state dir kept for the whole section
+# ($RUN/state-agent), as a user's is: its history fills and is pruned like a
+# real one.
+tgs() {
+	local ws=$1
+	shift
+	"$TXGUARD" -q --no-default-policy -p "$REPO/policy.d" --state-dir "$RUN/state-agent" -w "$ws" -- "$@"
+}
+
+# `txguard -- /bin/true` against bare /bin/true and against bubblewrap's
+# cheapest sandbox, START_REPS rounds: the price of one tool call.
+section_start() {
+	say "== start: /bin/true bare, in bwrap, under txguard (empty and $TREE_FILES-file workspace)"
+	ensure_tree
+	mkdir -p "$RUN/empty"
+	start_prep() { :; }
+	start_run() {
+		case $1 in
+		native) /bin/true ;;
+		bwrap) bwrap --ro-bind / / --dev /dev --proc /proc /bin/true ;;
+		txguard-empty) cd "$RUN/empty" && tgs "$RUN/empty" /bin/true ;;
+		txguard-tree) cd "$TREE" && tgs "$TREE" /bin/true ;;
+		esac
+	}
+	local vs="native"
+	command -v bwrap >/dev/null && bwrap --ro-bind / / --dev /dev --proc /proc /bin/true 2>/dev/null && vs+=" bwrap"
+	[ "$TG_OK" = 1 ] && vs+=" txguard-empty txguard-tree"
+	local REPS=$START_REPS
+	BV_NOTE="/bin/true; times in s" bench_variants start start_prep start_run $vs
+	if [ "$TG_OK" = 1 ] && [ -n "$(cell start bwrap)" ]; then
+		row start "txguard-empty/bwrap" "" "" "$(ratio "$(cell start txguard-empty)" "$(cell start bwrap)")" \
+			"$(ratio "$(cell start txguard-empty 4)" "$(cell start bwrap 4)")" "target: <= 0.8"
+	fi
+	[ "$TG_OK" = 1 ] && row start "history entries" "$(ls "$RUN/state-agent/txn" 2>/dev/null | wc -l)" "" "" "" \
+		"left by $((START_REPS * 2)) runs that changed nothing"
+	rm -rf "$RUN/state-agent"
+}
+
+# One exec with ARGV_N arguments.
+section_argv() {
+	say "== argv: sh -c 'echo \$#' with $ARGV_N arguments"
+	mkdir -p "$RUN/argv"
+	mapfile -t ARGV_LIST < <(seq 1 "$ARGV_N")
+	argv_prep() { :; }
+	argv_run() {
+		cd "$RUN/argv" || return 1
+		case $1 in
+		native) sh -c 'echo $#' sh "${ARGV_LIST[@]}" ;;
+		txguard) tgs "$RUN/argv" sh -c 'echo $#' sh "${ARGV_LIST[@]}" ;;
+		esac
+	}
+	BV_NOTE="$ARGV_N arguments" bench_variants argv argv_prep argv_run $(variants)
+	rm -rf "$RUN/state-agent"
+}
+
+# The real repository of the session and bigchange sections.
+REPO_FIX="$BENCH_CACHE/repo"
+ensure_repo() {
+	[ -d "$REPO_FIX" ] && return 0
+	need_disk 2048
+	say "bench: making $REPO_FIX (git history of /usr/include and Python's library; cached)"
+	"$HERE/bench/mkrepo.sh" "$REPO_FIX" || die "mkrepo failed"
+}
+
+# A sequential agent-like session: SESSION_N short tool calls in one
+# workspace (a clone of the repository), each its own txguard run.
+session_cmds() {
+	local i
+	for ((i = 0; i < SESSION_N; i++)); do
+		case $((i % 7)) in
+		0) echo "ls -la include" ;;
+		1) echo "cat lib/os.py" ;;
+		2) echo "grep -rl ENOENT include/asm-generic" ;;
+		3) echo "sed -i s/import/import/ lib/subprocess.py" ;;
+		4) echo "git status --short" ;;
+		5) echo "git diff --stat" ;;
+		6) echo "$PY -c print(1)" ;;
+		esac
+	done
+}
+section_session() {
+	say "== session: $SESSION_N short commands in a clone of a real repository"
+	ensure_repo
+	local ws="$RUN/session"
+	rm -rf "$ws"
+	git clone -q "$REPO_FIX" "$ws" || die "clone failed"
+	mapfile -t SESSION < <(session_cmds)
+	session_prep() { rm -rf "$RUN/state-agent"; (cd "$ws" && git checkout -q -f -- .); }
+	session_run() {
+		cd "$ws" || return 1
+		local c
+		for c in "${SESSION[@]}"; do
+			# (word splitting of the command line is the point)
+			# shellcheck disable=SC2086
+			case $1 in
+			native) $c >/dev/null ;;
+			txguard) tgs "$ws" $c >/dev/null ;;
+			esac
+		done
+	}
+	BV_NOTE="$SESSION_N commands" bench_variants session session_prep session_run $(variants)
+	rm -rf "$RUN/state-agent"
+}
+
+# Large real changes, committed, and their rollback alone (begin; change
+# under --tx; rollback, timed): git checkout between two distant revisions,
+# and SMALL_FILES small files written the way pip install --target does.
+SMALL_PY='import os, sys
+d = sys.argv[1]
+for i in range(int(sys.argv[2])):
+    p = os.path.join(d, "pkg%03d" % (i // 200))
+    if i % 200 == 0:
+        os.makedirs(p)
+    with open(os.path.join(p, "m%05d.py" % i), "w") as f:
+        f.write("VALUE = %d\n" % i)'
+big_change() { # big_change KIND: the change itself, in the cwd
+	case $1 in
+	checkout) git checkout -q old -- ;;
+	files) mkdir site && "$PY" -c "$SMALL_PY" site "$SMALL_FILES" ;;
+	esac
+}
+big_script() { # big_script KIND: big_change KIND as a script for sh -c
+	printf '%s\nPY=%s SMALL_FILES=%s\nSMALL_PY=%s\nbig_change %s\n' "$(declare -f big_change)" \
+		"$PY" "$SMALL_FILES" "'$SMALL_PY'" "$1"
+}
+big_reset() { # big_reset KIND WS: back to the start, natively
+	case $1 in
+	checkout) (cd "$2" && git checkout -q -f new -- && git clean -qfdx) ;;
+	files) rm -rf "$2/site" ;;
+	esac
+}
+big_sig() { (cd "$1" && find . -path ./.git -prune -o -printf '%p %y %m %s\n' | sort | md5sum); }
+section_bigchange() {
+	say "== bigchange: git checkout new -> old (20 commits apart); $SMALL_FILES small files"
+	ensure_repo
+	local ws="$RUN/big" kind
+	rm -rf "$ws"
+	git clone -q "$REPO_FIX" "$ws" || die "clone failed"
+	(cd "$ws" && git checkout -q new --)
+	for kind in checkout files; do
+		big_prep() { rm -rf "$RUN/state-agent"; big_reset "$kind" "$ws"; sync -f "$ws"; }
+		big_run() {
+			cd "$ws" || return 1
+			# The same sh -c for both: only txguard differs.
+			case $1 in
+			native) sh -c "$(big_script "$kind")" ;;
+			txguard) tgs "$ws" sh -c "$(big_script "$kind")" ;;
+			esac
+		}
+		BV_NOTE="$kind" bench_variants "big-$kind" big_prep big_run $(variants)
+		[ "$TG_OK" = 1 ] && big_rollback "$kind" "$ws"
+	done
+	rm -rf "$RUN/state-agent"
+}
+big_rollback() {
+	local kind=$1 ws=$2 st="$RUN/state-tx" r t id all="" ok=1 m mn sig
+	big_reset "$kind" "$ws"
+	sig=$(big_sig "$ws")
+	for ((r = 1; r <= REPS; r++)); do
+		big_reset "$kind" "$ws"
+		rm -rf "$st"
+		sync -f "$ws"
+		id=$("$TXGUARD" begin -w "$ws" --state-dir "$st" 2>/dev/null) && [ -n "$id" ] || { ok=0; break; }
+		(cd "$ws" && "$TXGUARD" -q --no-default-policy -p "$REPO/policy.d" --state-dir "$st" \
+			-w "$ws" --tx "$id" -- sh -c "$(big_script "$kind")") \
+			>/dev/null 2>&1 || { ok=0; break; }
+		timed t "$TXGUARD" rollback -w "$ws" --state-dir "$st" "$id" || { ok=0; break; }
+		[ "$(big_sig "$ws")" = "$sig" ] || { ok=0; break; }
+		all+=" $t"
+	done
+	rm -rf "$st"
+	if [ "$ok" = 1 ]; then
+		read -r m mn < <(stats "$all")
+		row "big-$kind" "rollback alone" "$m" "$mn" "$(ratio "$m" "$(cell "big-$kind" native)")" "" \
+			"ratio vs the native change; restored exactly (names, types, modes, sizes); target <= 1"
+	else
+		row "big-$kind" "rollback alone" "" "" "" "" "FAILED: begin/--tx/rollback did not restore the tree"
+	fi
+}
+
 main() {
 	command -v strace >/dev/null || die "strace is needed (apt-get install strace)"
 	command -v zstd >/dev/null || die "zstd is needed (apt-get install zstd)"
 	check_txguard
 	machine_line
 	local s
-	for s in build forkexec trapcost txn rmrf bigfile reflink memory; do
+	for s in build forkexec trapcost txn rmrf bigfile reflink memory start argv session bigchange; do
 		want "$s" || continue
 		local t0=$SECONDS
 		"section_$s"

@@ -74,6 +74,8 @@ assert_eq "y undone" undone "$(field "$y" outcome)"
 
 # a run in progress holds the state dir's lock: undo says so and waits for nobody
 if command -v flock >/dev/null; then
+	# The snapshot first: on a loaded machine it can outlast the run.
+	tree=$(snapshot "$ws")
 	# The run lasts until the test releases it, not a fixed time: under load
 	# a fixed sleep could end before undo starts.
 	rm -f "$TG_TMP/release"
@@ -82,10 +84,9 @@ if command -v flock >/dev/null; then
 	n=0
 	while flock -n "$TXGUARD_STATE_DIR/lock" true 2>/dev/null; do
 		n=$((n + 1))
-		[ "$n" -lt 100 ] || fail "the background run never took the lock"
+		[ "$n" -lt 600 ] || fail "the background run never took the lock"
 		sleep 0.05
 	done
-	tree=$(snapshot "$ws")
 	rc=0; h undo --force >/dev/null 2>"$TG_TMP/err" || rc=$?
 	: >"$TG_TMP/release"
 	wait "$bg" || fail "the background run failed"

@@ -178,6 +178,8 @@ static char *txn_file(const char *name)
 	char txn[300], p[1024];
 	snprintf(txn, sizeof(txn), "%s/txn", sd);
 	DIR *d = opendir(txn);
+	if (!d && errno == ENOENT)
+		return NULL; /* no transaction has made its dir yet */
 	cr_assert(d);
 	int found = 0;
 	for (struct dirent *de; (de = readdir(d));) {
@@ -190,19 +192,21 @@ static char *txn_file(const char *name)
 	return found ? out : NULL;
 }
 
-/* Room for the way back is set aside at creation, with real blocks; commit
- * releases it and neither the summary nor the history counts it. */
+/* Room for the way back is set aside with the journal's dir, at the first
+ * record, with real blocks; commit releases it and neither the summary nor
+ * the history counts it. */
 Test(journal, reserve_is_set_aside_and_released)
 {
 	put("a", "a");
 	open_txn();
+	cr_assert_null(txn_file("info"), "no record yet: no dir");
+	cr_assert_eq(before(TG_OP_OPEN, "a", NULL, O_WRONLY | O_TRUNC), 0);
 	char *rp = txn_file("reserve");
 	cr_assert(rp, "an open transaction holds a reserve");
 	struct stat st;
 	cr_assert_eq(stat(rp, &st), 0);
 	cr_assert_eq(st.st_size, 64 * 1024);
 	cr_assert_geq((long long)st.st_blocks * 512, 64 * 1024, "real blocks, not a hole");
-	cr_assert_eq(before(TG_OP_OPEN, "a", NULL, O_WRONLY | O_TRUNC), 0);
 	struct tg_changes c;
 	cr_assert_eq(tg_txn_changes(t, &c), 0);
 	cr_assert_lt(c.journal_bytes, 64 * 1024, "the reserve is not journal: %llu",
@@ -216,12 +220,46 @@ Test(journal, rollback_releases_the_reserve_first)
 {
 	put("a", "a");
 	open_txn();
-	cr_assert(txn_file("reserve"));
 	cr_assert_eq(before(TG_OP_UNLINK, "a", NULL, 0), 0);
+	cr_assert(txn_file("reserve"));
 	cr_assert_eq(unlink(P("a")), 0);
 	rollback();
 	cr_assert_null(txn_file("reserve"));
 	cr_assert_str_eq(get("a"), "a");
+}
+
+/* A run that changed nothing takes no history slot: no record at all (no
+ * dir was ever made), or records that add up to no change. */
+Test(journal, commit_without_change_leaves_no_history)
+{
+	open_txn();
+	cr_assert_eq(tg_txn_commit(t), 0);
+	tg_txn_free(t);
+	t = NULL;
+	struct tg_txinfo *v;
+	size_t n;
+	cr_assert_eq(tg_history_list(sd, &v, &n), 0);
+	cr_assert_eq(n, 0);
+	open_txn();
+	cr_assert_eq(before(TG_OP_OPEN, "tmp", NULL, O_WRONLY | O_CREAT), 0);
+	put("tmp", "x");
+	cr_assert(txn_file("info"), "a record makes the dir");
+	cr_assert_eq(before(TG_OP_UNLINK, "tmp", NULL, 0), 0);
+	cr_assert_eq(unlink(P("tmp")), 0);
+	cr_assert_eq(tg_txn_commit(t), 0);
+	tg_txn_free(t);
+	t = NULL;
+	cr_assert_null(txn_file("info"), "made and removed: no change, no entry");
+	put("kept", "k");
+	open_txn();
+	cr_assert_eq(before(TG_OP_UNLINK, "kept", NULL, 0), 0);
+	cr_assert_eq(unlink(P("kept")), 0);
+	cr_assert_eq(tg_txn_commit(t), 0);
+	cr_assert_eq(tg_history_list(sd, &v, &n), 0);
+	cr_assert_eq(n, 1, "a change is history");
+	cr_assert_str_eq(v[0].state, "committed");
+	cr_assert_eq(v[0].counts[2], 1);
+	tg_txinfo_free_all(v, n);
 }
 
 /* A run that fails before it starts: its empty transaction leaves nothing,
@@ -236,7 +274,7 @@ Test(journal, empty_transaction_leaves_no_open_state)
 	t = NULL;
 	cr_assert_null(txn_file("info"), "rolled back: gone");
 	open_txn();
-	cr_assert(txn_file("info"));
+	cr_assert_null(txn_file("info"), "no record: nothing on disk");
 	tg_txn_free(t);
 	t = NULL;
 	cr_assert_null(txn_file("info"), "freed unfinished and empty: gone");
@@ -515,6 +553,8 @@ Test(journal, capture_failure_fails_the_call_and_keeps_the_tar_valid)
 	close(fd);
 	put("small", "s");
 	open_txn();
+	/* The journal's dir (and its 64 KiB reserve) exists before the limit. */
+	cr_assert_eq(before(TG_OP_OPEN, "other", NULL, O_WRONLY | O_CREAT), 0);
 	/* Output limited to 1 KiB: the journal cannot hold the pre-image. */
 	signal(SIGXFSZ, SIG_IGN);
 	struct rlimit old, lim = { 1024, 1024 };

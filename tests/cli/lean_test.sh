@@ -1,0 +1,94 @@
+#!/bin/sh
+# lean_test.sh — what a run costs outside the command (issue 16), as
+# outcomes, never timings: a run that changes nothing writes nothing to the
+# state dir and syncs nothing; a long argv (ARG_MAX scale) reaches the
+# command intact and the policy still sees all of it; pruned history is
+# retired at commit and freed in the background, and a leftover trash is
+# freed by the next prune without touching the history.
+. "$(dirname "$0")/../lib/common.sh"
+tg_tmpdir
+ws=$TG_TMP/ws
+st=$TG_TMP/state
+mkdir -p "$ws"
+"$TXGUARD" doctor >/dev/null 2>&1 || skip "txguard doctor: this kernel forbids what txguard needs"
+tg() { "$TXGUARD" -q --no-default-policy -p "$TXGUARD_POLICY_DIR" --state-dir "$st" -w "$ws" "$@"; }
+txns() { ls "$st/txn" 2>/dev/null | wc -l; }
+
+# --- nothing changed: no journal dir, no history entry; the report says so ---
+tg --report "$TG_TMP/r.json" -- true || fail "true failed"
+assert_eq "journal dirs after true" 0 "$(txns)"
+python3 - "$TG_TMP/r.json" <<'PY' || fail "report of a run that changed nothing"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["outcome"] == "committed", r["outcome"]
+assert all(v == 0 for v in r["changes"]["counts"].values()), r["changes"]
+PY
+tg -- sh -c 'echo x > tmp; rm tmp' || fail "temp file run"
+assert_eq "journal dirs after a temp file" 0 "$(txns)"
+tg -- sh -c 'echo kept > kept' || fail "a change"
+assert_eq "journal dirs after a change" 1 "$(txns)"
+assert_eq "log lists the change only" 1 "$("$TXGUARD" log --json --state-dir "$st" -w "$ws" | grep -o '"id"' | wc -l)"
+# ... and no fsync in txguard itself (strace of txguard alone: it traces the tree)
+if command -v strace >/dev/null; then
+	strace -qq -o "$TG_TMP/st" -e trace=fsync,fdatasync,sync_file_range,mkdir,mkdirat \
+		"$TXGUARD" -q --no-default-policy -p "$TXGUARD_POLICY_DIR" --state-dir "$st" -w "$ws" -- true ||
+		fail "true under strace"
+	if grep -E '^(fsync|fdatasync|sync_file_range)' "$TG_TMP/st"; then
+		fail "a run that changed nothing synced"
+	fi
+	if grep -E '^mkdir' "$TG_TMP/st" | grep -v EEXIST; then
+		fail "a run that changed nothing made a directory"
+	fi
+fi
+
+# --- a 2 MB argv: intact, and judged whole ---
+# ~2 MB of arguments under ARG_MAX (getconf: the stack rlimit / 4).
+max=$(getconf ARG_MAX)
+n=$((max / 2 / 12))
+[ "$n" -gt 150000 ] && n=150000
+args=$(seq -f 'argument%.0f' 1 "$n")
+# shellcheck disable=SC2086  # one argument per line: splitting is the point
+want=$(printf '%s\n' $args | md5sum)
+# shellcheck disable=SC2086
+got=$(tg -- sh -c 'printf "%s\n" "$@" | md5sum' sh $args) || fail "long argv run failed"
+assert_eq "$n arguments arrive intact" "$want" "$got"
+# A rule that matches only the last argument still fires.
+cat >"$TG_TMP/last.yaml" <<'Y'
+version: 1
+rules:
+  - id: test-last-arg
+    reason: the last argument of a long command line is seen
+    action: deny
+    exec:
+      program: [echo]
+      args: [forbidden-last]
+Y
+rc=0
+# shellcheck disable=SC2086
+"$TXGUARD" -q --no-default-policy -p "$TXGUARD_POLICY_DIR" -p "$TG_TMP/last.yaml" --state-dir "$st" \
+	-w "$ws" --report "$TG_TMP/r2.json" -- /bin/echo $args forbidden-last >/dev/null 2>&1 || rc=$?
+[ "$rc" != 0 ] || fail "an exec whose last of $n arguments is denied ran"
+grep -q test-last-arg "$TG_TMP/r2.json" || fail "the report lacks the rule: $(head -c 400 "$TG_TMP/r2.json")"
+
+# --- pruning: retired at commit, freed in the background ---
+for i in 1 2 3 4; do
+	TXGUARD_HISTORY_MAX_RUNS=2 tg -- sh -c "echo $i > f$i" || fail "run $i"
+done
+assert_eq "history bound" 2 "$(txns)"
+# The background gc may still be freeing: wait for it (bounded), not a timing.
+i=0
+while [ -n "$(ls "$st/trash" 2>/dev/null)" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+assert_eq "trash emptied" "" "$(ls "$st/trash" 2>/dev/null)"
+# A gc that died left a run in the trash: the next prune frees it; the
+# history keeps its two newest runs, whole (undo of the newest works).
+mkdir -p "$st/trash/20000101T000000.000-dead00/stash"
+echo leftover >"$st/trash/20000101T000000.000-dead00/stash/1"
+TXGUARD_HISTORY_MAX_RUNS=2 tg -- sh -c 'echo 5 > f5' || fail "run 5"
+i=0
+while [ -n "$(ls "$st/trash" 2>/dev/null)" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+assert_eq "leftover trash freed" "" "$(ls "$st/trash" 2>/dev/null)"
+assert_eq "history bound kept" 2 "$(txns)"
+"$TXGUARD" undo --state-dir "$st" -w "$ws" >/dev/null || fail "undo of the newest run"
+[ ! -e "$ws/f5" ] || fail "undo did not remove f5"
+[ -e "$ws/f4" ] || fail "f4 is gone"
+echo "ok"
