@@ -19,6 +19,7 @@ enum {
 	OPT_MAX_FILE_SIZE, OPT_ENV_ALLOW, OPT_ENV_DENY, OPT_STRIP_SECRETS, OPT_REPORT,
 	OPT_REPORT_FD, OPT_LOG, OPT_LOG_FD, OPT_LOG_LEVEL, OPT_LOCK, OPT_TX,
 	OPT_TX_FAILURE, OPT_COLOR, OPT_JSON, OPT_FORCE, OPT_JOURNAL_SYNC,
+	OPT_EXPLAIN_PATH, OPT_EXPLAIN_OP, OPT_EXPLAIN_CONNECT, OPT_EXPLAIN_UDP,
 };
 
 static const struct option long_opts[] = {
@@ -50,6 +51,10 @@ static const struct option long_opts[] = {
 	{ "color", required_argument, NULL, OPT_COLOR },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "force", no_argument, NULL, OPT_FORCE },
+	{ "path", required_argument, NULL, OPT_EXPLAIN_PATH },
+	{ "op", required_argument, NULL, OPT_EXPLAIN_OP },
+	{ "connect", required_argument, NULL, OPT_EXPLAIN_CONNECT },
+	{ "udp", no_argument, NULL, OPT_EXPLAIN_UDP },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -275,6 +280,11 @@ static int set_option(int c, const char *arg, struct tg_opts *o, FILE *err)
 		break;
 	case OPT_JSON: o->json = true; break;
 	case OPT_FORCE: o->force = true; break;
+	/* Checked together by policy explain (cmd/explain.c), which exits 2. */
+	case OPT_EXPLAIN_PATH: o->explain_path = arg; break;
+	case OPT_EXPLAIN_OP: o->explain_op = arg; break;
+	case OPT_EXPLAIN_CONNECT: o->explain_connect = arg; break;
+	case OPT_EXPLAIN_UDP: o->explain_udp = true; break;
 	default:
 		return -EINVAL;
 	}

@@ -100,8 +100,10 @@ int tg_cli_main(int argc, char **argv)
 {
 	struct tg_opts o;
 	if (tg_parse_args(argc, argv, &o, stderr) < 0) {
+		/* policy explain answers 0 allow, 1 deny, 2 bad question. */
+		int bad = o.cmd == TG_CMD_POLICY_EXPLAIN ? 2 : 125;
 		tg_opts_free(&o);
-		return 125;
+		return bad;
 	}
 	tg_quiet = o.quiet;
 	int rc;

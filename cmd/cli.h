@@ -76,7 +76,10 @@ struct tg_opts {
 	const char *id;
 	const char *path;
 	bool force;
-	char **explain_argv;
+	char **explain_argv;   /* NULL: no exec question */
+	/* policy explain's other questions (issue 13) */
+	const char *explain_path, *explain_op, *explain_connect;
+	bool explain_udp;
 };
 
 /* Parse argv into *o. Returns 0, or -EINVAL after printing one line
@@ -102,6 +105,10 @@ extern bool tg_quiet;
 int tg_cmd_run(struct tg_opts *o);
 int tg_cmd_policy_check(struct tg_opts *o);
 int tg_cmd_policy_explain(struct tg_opts *o);
+/* The question policy explain was asked (cmd/explain.c): 0 allow, 1 deny
+ * or kill, 2 a bad question; -1 when none was asked (dump the rules). */
+struct tg_policy;
+int tg_explain_question(const struct tg_opts *o, const struct tg_policy *p, const char *ws);
 int tg_cmd_doctor(struct tg_opts *o);
 int tg_cmd_recover(struct tg_opts *o);
 int tg_cmd_history(struct tg_opts *o);

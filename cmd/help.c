@@ -78,7 +78,9 @@ static const struct {
 	{ "run", "Usage: txguard run [RUN OPTIONS] -- CMD [ARGS...]\n"
 	         "The same as 'txguard [RUN OPTIONS] -- CMD'; see 'txguard --help' for the options.\n" },
 	{ "policy", "Usage: txguard policy check [-p PATH]... [--no-default-policy] [FILES...]\n"
-	            "       txguard policy explain [-p PATH]... [--no-default-policy] [--json] [-- ARGV...]\n" },
+	            "       txguard policy explain [-p PATH]... [--no-default-policy] [--json] [-- ARGV...]\n"
+	            "       txguard policy explain [OPTIONS] --path P [--op read|write|unlink|exec]\n"
+	            "       txguard policy explain [OPTIONS] --connect ADDR:PORT [--udp]\n" },
 	{ "policy check",
 	  "Usage: txguard policy check [-p PATH]... [--no-default-policy] [FILES...]\n"
 	  "Load and validate the policy (the defaults, $TXGUARD_POLICY, -p, then FILES),\n"
@@ -88,9 +90,18 @@ static const struct {
 	  "      --no-default-policy  do not load the installed policy.d\n" },
 	{ "policy explain",
 	  "Usage: txguard policy explain [-p PATH]... [--no-default-policy] [--json] [-- ARGV...]\n"
+	  "       txguard policy explain [OPTIONS] --path P [--op read|write|unlink|exec]\n"
+	  "       txguard policy explain [OPTIONS] --connect ADDR:PORT [--udp]\n"
 	  "With ARGV: print the verdict txguard would give an exec of ARGV, which rule\n"
-	  "and why, without running anything. Without: the merged rules and the file\n"
-	  "each one came from.\n"
+	  "and why, without running anything (one word with blanks is split as a shell\n"
+	  "would; shell syntax such as ; | && is refused). With --path or --connect: the\n"
+	  "verdict for that operation, and which layer (tracer or Landlock) enforces it.\n"
+	  "Without a question: the merged rules and the file each one came from.\n"
+	  "Exits 0 allow, 1 deny or kill, 2 a question that cannot be asked.\n"
+	  "      --path P             the path of the operation (~ and relative paths work)\n"
+	  "      --op OP              read, write (the default), unlink or exec\n"
+	  "      --connect ADDR:PORT  1.2.3.4:443, [::1]:80 or unix:/path (addresses, not names)\n"
+	  "      --udp                a datagram sent to ADDR (sendto) instead of a connect\n"
 	  "  -p, --policy PATH        extra policy file or directory (repeatable)\n"
 	  "      --no-default-policy  do not load the installed policy.d\n"
 	  "  -w, --workspace DIR      the workspace the verdict assumes (default: cwd)\n"

@@ -569,7 +569,7 @@ static size_t explain_matched(const struct tg_policy *p, const struct tg_match_e
 	return nm;
 }
 
-void tg_policy_explain_exec(const struct tg_policy *p, char *const *argv, bool json, FILE *out)
+enum tg_action tg_policy_explain_exec(const struct tg_policy *p, char *const *argv, bool json, FILE *out)
 {
 	char cwd[PATH_MAX];
 	struct tg_match_env env;
@@ -579,7 +579,7 @@ void tg_policy_explain_exec(const struct tg_policy *p, char *const *argv, bool j
 	if (tg_policy_exec_op(argv, &op) < 0) {
 		fprintf(out, json ? "{\"error\":\"no command to explain\"}\n" : "no command to explain\n");
 		tg_op_clear(&op);
-		return;
+		return TG_ACT_ALLOW;
 	}
 	tg_policy_decide_env(&env, &op, &v);
 	if (json) {
@@ -626,6 +626,7 @@ void tg_policy_explain_exec(const struct tg_policy *p, char *const *argv, bool j
 	if (json)
 		fputs("]}\n", out);
 	tg_op_clear(&op);
+	return v.action;
 }
 
 /* ---- dump ------------------------------------------------------------------------ */

@@ -100,7 +100,7 @@ int tg_policy_check_examples(const struct tg_policy *p, FILE *out);
 
 /* `txguard policy explain`: human text, or JSON when json is true. Explains
  * the verdict for an exec of argv, and which rules matched. */
-void tg_policy_explain_exec(const struct tg_policy *p, char *const *argv, bool json, FILE *out);
+enum tg_action tg_policy_explain_exec(const struct tg_policy *p, char *const *argv, bool json, FILE *out);
 /* `txguard policy explain` with no argv: the merged rule list and where each
  * rule came from (which file overrode which). */
 void tg_policy_dump(const struct tg_policy *p, bool json, FILE *out);

@@ -17,7 +17,7 @@ _txguard_sub_opts()
 	case $1 in
 	run | "") echo "$_txguard_run_opts" ;;
 	policy-check) echo "-p --policy --no-default-policy -h --help" ;;
-	policy-explain) echo "-p --policy --no-default-policy -w --workspace --json -h --help" ;;
+	policy-explain) echo "-p --policy --no-default-policy -w --workspace --json --path --op --connect --udp -h --help" ;;
 	doctor) echo "--json -h --help" ;;
 	recover | diff | commit | rollback) echo "$ws -h --help" ;;
 	log | show) echo "$ws --json -h --help" ;;
