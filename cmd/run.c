@@ -314,6 +314,28 @@ static void on_op(void *ud, const struct tg_op *op, struct tg_decision *out)
 	out->watch_result = tg_refusals_watch(r->refusals, op);
 }
 
+/* A call the filter refused on its own: one decision like any other. The
+ * policy names its own syscall denials; the fixed set is txguard's. */
+static void on_fixed(void *ud, const struct tg_op *op, int err)
+{
+	struct run *r = ud;
+	struct tg_verdict v = { 0 };
+	tg_policy_decide(r->policy, op, &v);
+	if (v.action != TG_ACT_DENY) {
+		v = (struct tg_verdict){
+			.action = TG_ACT_DENY, .rule_id = "txguard.fixed-syscall", .source = "builtin",
+			.reason = "never allowed under txguard: it could reach around the tracer (ptrace, "
+			          "io_uring, bpf, seccomp listeners, untraced clones, terminal injection) "
+			          "or change the machine outside the journal (mount, modules, kexec, clock)",
+		};
+	}
+	v.err = err;
+	if (tg_report_add_decision(&r->report, op, &v, true) == 1)
+		return;
+	say_denied(r, op, &v);
+	tg_log_decision(r->log, op, &v, true);
+}
+
 /* A watched call returned: a Landlock refusal becomes a decision. */
 static void on_result(void *ud, pid_t pid, long rval)
 {
@@ -725,6 +747,7 @@ int tg_cmd_run(struct tg_opts *o)
 	struct tg_tracer_hooks hooks = {
 		.ud = &r, .on_op = on_op, .on_spawn = on_spawn, .on_exec = on_exec,
 		.on_exit = on_exit_hook, .on_kill = on_kill, .on_result = on_result,
+		.on_fixed = on_fixed,
 	};
 	const char *bad = NULL;
 	rc = tg_filter_check(&topts.filter, &bad);
