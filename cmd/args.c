@@ -20,6 +20,7 @@ enum {
 	OPT_REPORT_FD, OPT_LOG, OPT_LOG_FD, OPT_LOG_LEVEL, OPT_LOCK, OPT_TX,
 	OPT_TX_FAILURE, OPT_COLOR, OPT_JSON, OPT_FORCE, OPT_JOURNAL_SYNC,
 	OPT_EXPLAIN_PATH, OPT_EXPLAIN_OP, OPT_EXPLAIN_CONNECT, OPT_EXPLAIN_UDP,
+	OPT_APPROVER, OPT_APPROVER_TIMEOUT,
 };
 
 static const struct option long_opts[] = {
@@ -55,6 +56,8 @@ static const struct option long_opts[] = {
 	{ "op", required_argument, NULL, OPT_EXPLAIN_OP },
 	{ "connect", required_argument, NULL, OPT_EXPLAIN_CONNECT },
 	{ "udp", no_argument, NULL, OPT_EXPLAIN_UDP },
+	{ "approver", required_argument, NULL, OPT_APPROVER },
+	{ "approver-timeout", required_argument, NULL, OPT_APPROVER_TIMEOUT },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -285,6 +288,11 @@ static int set_option(int c, const char *arg, struct tg_opts *o, FILE *err)
 	case OPT_EXPLAIN_OP: o->explain_op = arg; break;
 	case OPT_EXPLAIN_CONNECT: o->explain_connect = arg; break;
 	case OPT_EXPLAIN_UDP: o->explain_udp = true; break;
+	case OPT_APPROVER: o->approver = arg; break;
+	case OPT_APPROVER_TIMEOUT:
+		if (tg_parse_duration_ms(arg, &o->approver_timeout_ms) < 0 || o->approver_timeout_ms == 0)
+			return bad(err, "--approver-timeout: '%s' is not a duration like 30s", arg);
+		break;
 	default:
 		return -EINVAL;
 	}

@@ -71,6 +71,8 @@ struct tg_opts {
 	int journal_sync;                /* --journal-sync: enum tg_sync_choice */
 	bool quiet;
 	enum tg_color color;
+	const char *approver;            /* --approver CMD: answers `action: ask` */
+	uint64_t approver_timeout_ms;
 
 	/* history and subcommand positionals */
 	const char *id;

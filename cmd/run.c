@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "approver.h"
 #include "audit.h"
 #include "cli.h"
 #include "config.h"
@@ -44,6 +45,7 @@ struct run {
 	pid_t last_denial_pid;
 	bool color;
 	struct tg_refusals *refusals;    /* Landlock refusals seen at the calls' return */
+	struct tg_approver *approver;    /* answers `action: ask` (none: deny) */
 };
 
 /* ---- the environment the command gets (--env-allow/--env-deny/--strip-secrets) ---- */
@@ -248,6 +250,9 @@ static void on_op(void *ud, const struct tg_op *op, struct tg_decision *out)
 		v.reason = "the workspace's " TG_WORKSPACE_POLICY " is edited outside txguard, never by the command it governs";
 	} else {
 		tg_policy_decide(r->policy, op, &v);
+		/* `ask`: the tracee waits while the approver decides. */
+		if (v.action == TG_ACT_ASK)
+			tg_approver_resolve(r->approver, op, &v);
 	}
 
 	bool enforce = !r->o->audit_only;
@@ -255,7 +260,7 @@ static void on_op(void *ud, const struct tg_op *op, struct tg_decision *out)
 	/* mkdir of an existing directory fails with EEXIST natively too: the
 	 * tracer's EEXIST refuses nothing the kernel would have done. */
 	bool native = op->kind == TG_OP_MKDIR && v.action == TG_ACT_DENY && v.err == EEXIST;
-	if (v.action != TG_ACT_ALLOW && !native) {
+	if ((v.action != TG_ACT_ALLOW || v.decided_by) && !native) {
 		/* A repeat of the last decision ($PATH search, retry) is only
 		 * counted: one decision, one line, one log event per intent. */
 		repeat = tg_report_add_decision(&r->report, op, &v, enforce) == 1;
@@ -655,6 +660,8 @@ static int setup(struct run *r, int *report_fd, int *log_fd)
 	_cleanup_strv_ char **create = NULL;
 	if (!o->audit_only && tg_policy_create_paths(r->policy, &create) == 0)
 		tg_refusals_precreate(create);
+	if (tg_approver_new(o->approver, o->approver_timeout_ms, r->workspace, &r->approver) < 0)
+		return setup_fail(r, "out of memory");
 	if ((rc = watch_landlock(r)) < 0)
 		return setup_fail(r, "cannot read the Landlock ruleset's places: %s", strerror(-rc));
 	if (filter_environment(o) < 0)
@@ -796,6 +803,7 @@ out:
 	tg_txn_free(r.txn);
 	tg_policy_free(r.policy);
 	tg_refusals_free(r.refusals);
+	tg_approver_free(r.approver);
 	tg_log_close(r.log);
 	tg_report_clear(&r.report);
 	free(r.workspace);

@@ -125,6 +125,8 @@ const char *tg_action_name(enum tg_action a)
 		return "allow";
 	case TG_ACT_AUDIT:
 		return "audit";
+	case TG_ACT_ASK:
+		return "ask";
 	case TG_ACT_DENY:
 		return "deny";
 	case TG_ACT_KILL:

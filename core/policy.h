@@ -17,8 +17,9 @@ enum tg_action {
 	/* Ordered by strictness: the strictest matching verdict wins. */
 	TG_ACT_ALLOW = 0,
 	TG_ACT_AUDIT = 1,
-	TG_ACT_DENY = 2,
-	TG_ACT_KILL = 3,
+	TG_ACT_ASK = 2,          /* the approver decides (--approver); without one: deny */
+	TG_ACT_DENY = 3,
+	TG_ACT_KILL = 4,
 };
 
 struct tg_verdict {
@@ -27,6 +28,10 @@ struct tg_verdict {
 	const char *rule_id;     /* owned by the policy; NULL for the default allow */
 	const char *reason;      /* owned by the policy */
 	const char *source;      /* "file:line" the rule came from */
+	/* Who decided when the policy said `ask`: "approver", or "txguard"
+	 * when the approver is missing, timed out, crashed or answered
+	 * garbage (then a deny). NULL: the policy itself. */
+	const char *decided_by;
 };
 
 /* Where the run happens: the policy resolves `~`, $HOME and "workspace". */

@@ -4,7 +4,7 @@
 # (tests/audit/completion_test.sh checks that).
 
 _txguard_run_opts="-w --workspace -p --policy --no-default-policy --state-dir
---rollback-on --audit-only --timeout --kill-after --grace --max-procs
+--rollback-on --audit-only --approver --approver-timeout --timeout --kill-after --grace --max-procs
 --memory-limit --max-file-size --env-allow --env-deny --strip-secrets --report
 --report-fd --log --log-fd --log-level --lock --tx --tx-failure --journal-sync -q --quiet
 --color -h --help -V --version"
@@ -34,7 +34,7 @@ _txguard_takes_arg()
 	-w | --workspace | -p | --policy | --state-dir | --rollback-on | --timeout | \
 	--kill-after | --grace | --max-procs | --memory-limit | --max-file-size | \
 	--env-allow | --env-deny | --report | --report-fd | --log | --log-fd | \
-	--log-level | --lock | --tx | --tx-failure | --journal-sync | --color) return 0 ;;
+	--log-level | --lock | --tx | --tx-failure | --journal-sync | --color | --approver | --approver-timeout) return 0 ;;
 	esac
 	return 1
 }
