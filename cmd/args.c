@@ -57,6 +57,7 @@ static const struct option long_opts[] = {
 	{ "connect", required_argument, NULL, OPT_EXPLAIN_CONNECT },
 	{ "udp", no_argument, NULL, OPT_EXPLAIN_UDP },
 	{ "approver", required_argument, NULL, OPT_APPROVER },
+	{ "output", required_argument, NULL, 'o' },
 	{ "approver-timeout", required_argument, NULL, OPT_APPROVER_TIMEOUT },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -166,6 +167,13 @@ static int parse_subcmd(int argc, char **argv, struct tg_opts *o, FILE *err)
 		o->cmd = TG_CMD_RUN;
 		return 0;
 	}
+	/* `txguard learn [-o FILE] [RUN OPTIONS] -- CMD` is a run that drafts. */
+	if (strcmp(argv[1], "learn") == 0) {
+		o->cmd = TG_CMD_RUN;
+		o->learn = true;
+		o->audit_only = true;
+		return 1;
+	}
 	for (size_t i = 0; i < TG_ARRAY_SIZE(subcmds); i++) {
 		if (strcmp(argv[1], subcmds[i].word) != 0)
 			continue;
@@ -271,6 +279,11 @@ static int set_option(int c, const char *arg, struct tg_opts *o, FILE *err)
 			return bad(err, "--journal-sync: '%s' is not auto, full or batch", arg);
 		break;
 	case 'q': o->quiet = true; break;
+	case 'o':
+		if (!o->learn)
+			return bad(err, "%s", "-o/--output goes with 'txguard learn'");
+		o->learn_out = arg;
+		break;
 	case OPT_COLOR:
 		if (strcmp(arg, "auto") == 0)
 			o->color = TG_COLOR_AUTO;
@@ -375,7 +388,7 @@ int tg_parse_args(int argc, char **argv, struct tg_opts *o, FILE *err)
 	optind = 0;
 	opterr = 0;
 	int c;
-	const char *shortopts = o->cmd == TG_CMD_RUN ? "+w:p:qhV" : "w:p:qhV";
+	const char *shortopts = o->cmd == TG_CMD_RUN ? "+w:p:o:qhV" : "w:p:qhV";
 	while ((c = getopt_long(sargc, sargv, shortopts, long_opts, NULL)) != -1) {
 		if (c == 'h') {
 			o->help_topic = topic;

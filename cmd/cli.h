@@ -72,6 +72,8 @@ struct tg_opts {
 	bool quiet;
 	enum tg_color color;
 	const char *approver;            /* --approver CMD: answers `action: ask` */
+	bool learn;                      /* `txguard learn`: a run in audit mode drafting a policy */
+	const char *learn_out;           /* -o FILE (default txguard-learned.yaml) */
 	uint64_t approver_timeout_ms;
 
 	/* history and subcommand positionals */

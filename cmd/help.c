@@ -15,6 +15,7 @@ static const char main_help[] =
 	"\n"
 	"Subcommands:\n"
 	"  run              the same as the form with '--'\n"
+	"  learn            run CMD with every rule in audit mode, draft a policy drop-in\n"
 	"  policy check     validate policy files and run their examples\n"
 	"  policy explain   show the verdict for a command line, or the merged rules\n"
 	"  doctor           report the kernel features txguard relies on\n"
@@ -78,6 +79,13 @@ static const struct {
 	const char *topic;
 	const char *text;
 } topics[] = {
+	{ "learn", "Usage: txguard learn [-o FILE] [RUN OPTIONS] -- CMD [ARGS...]\n"
+	           "Run CMD as a transaction with every rule in audit mode (nothing denied, no\n"
+	           "Landlock; a failed run is still restored) and write a policy drop-in that\n"
+	           "would have allowed what it did: writable places, addresses, with the\n"
+	           "programs it ran as comments. Secrets, txguard's state, the fixed syscall\n"
+	           "set and exec rules are never drafted as allowed: the draft lists them.\n"
+	           "  -o, --output FILE        where to write the draft (default txguard-learned.yaml)\n" },
 	{ "run", "Usage: txguard run [RUN OPTIONS] -- CMD [ARGS...]\n"
 	         "The same as 'txguard [RUN OPTIONS] -- CMD'; see 'txguard --help' for the options.\n" },
 	{ "policy", "Usage: txguard policy check [-p PATH]... [--no-default-policy] [FILES...]\n"

@@ -22,6 +22,7 @@
 #include "filter.h"
 #include "history.h"
 #include "landlock.h"
+#include "learn.h"
 #include "path.h"
 #include "policy.h"
 #include "refusal.h"
@@ -46,6 +47,7 @@ struct run {
 	bool color;
 	struct tg_refusals *refusals;    /* Landlock refusals seen at the calls' return */
 	struct tg_approver *approver;    /* answers `action: ask` (none: deny) */
+	struct tg_learn *learn;          /* `txguard learn`: what the draft must allow */
 };
 
 /* ---- the environment the command gets (--env-allow/--env-deny/--strip-secrets) ---- */
@@ -257,6 +259,7 @@ static void on_op(void *ud, const struct tg_op *op, struct tg_decision *out)
 
 	bool enforce = !r->o->audit_only;
 	bool repeat = false;
+	tg_learn_note(r->learn, op, &v);
 	/* mkdir of an existing directory fails with EEXIST natively too: the
 	 * tracer's EEXIST refuses nothing the kernel would have done. */
 	bool native = op->kind == TG_OP_MKDIR && v.action == TG_ACT_DENY && v.err == EEXIST;
@@ -335,6 +338,7 @@ static void on_fixed(void *ud, const struct tg_op *op, int err)
 		};
 	}
 	v.err = err;
+	tg_learn_note(r->learn, op, &v);
 	if (tg_report_add_decision(&r->report, op, &v, true) == 1)
 		return;
 	say_denied(r, op, &v);
@@ -380,6 +384,7 @@ static void on_exec(void *ud, pid_t pid, const char *exe, char *const *argv)
 {
 	struct run *r = ud;
 	tg_log_exec(r->log, pid, exe, argv);
+	tg_learn_exec(r->learn, exe);
 }
 
 static void on_exit_hook(void *ud, pid_t pid, int status)
@@ -515,6 +520,15 @@ static int finish(struct run *r, const struct tg_run_result *res, int report_fd)
 		if (line)
 			fprintf(stderr, "%s\n", line);
 		say_unobserved(r);
+	}
+	if (r->learn) {
+		const char *out = o->learn_out ? o->learn_out : "txguard-learned.yaml";
+		int lr = tg_learn_write(r->learn, out, o->argv, res->exit_code);
+		if (lr < 0)
+			tg_warn("cannot write the learned policy %s: %s", out, strerror(-lr));
+		else if (!o->quiet)
+			fprintf(stderr, "txguard: drafted %s%s; check it with 'txguard policy check %s'\n", out,
+			        res->exit_code ? " (the run failed: the draft is marked so)" : "", out);
 	}
 	if (report_fd >= 0 && (rc = tg_report_write(report_fd, &r->report)) < 0)
 		tg_warn("cannot write the report: %s", strerror(-rc));
@@ -660,6 +674,8 @@ static int setup(struct run *r, int *report_fd, int *log_fd)
 	_cleanup_strv_ char **create = NULL;
 	if (!o->audit_only && tg_policy_create_paths(r->policy, &create) == 0)
 		tg_refusals_precreate(create);
+	if (o->learn && !(r->learn = tg_learn_new(r->workspace)))
+		return setup_fail(r, "out of memory");
 	if (tg_approver_new(o->approver, o->approver_timeout_ms, r->workspace, &r->approver) < 0)
 		return setup_fail(r, "out of memory");
 	if ((rc = watch_landlock(r)) < 0)
@@ -804,6 +820,7 @@ out:
 	tg_policy_free(r.policy);
 	tg_refusals_free(r.refusals);
 	tg_approver_free(r.approver);
+	tg_learn_free(r.learn);
 	tg_log_close(r.log);
 	tg_report_clear(&r.report);
 	free(r.workspace);

@@ -8,7 +8,7 @@ _txguard_run_opts="-w --workspace -p --policy --no-default-policy --state-dir
 --memory-limit --max-file-size --env-allow --env-deny --strip-secrets --report
 --report-fd --log --log-fd --log-level --lock --tx --tx-failure --journal-sync -q --quiet
 --color -h --help -V --version"
-_txguard_subcmds="run policy doctor recover log show diff undo begin commit rollback help"
+_txguard_subcmds="run learn policy doctor recover log show diff undo begin commit rollback help"
 
 # Options of one subcommand ("policy check" is passed as "policy-check").
 _txguard_sub_opts()
@@ -16,6 +16,7 @@ _txguard_sub_opts()
 	local ws="-w --workspace --state-dir"
 	case $1 in
 	run | "") echo "$_txguard_run_opts" ;;
+	learn) echo "-o --output $_txguard_run_opts" ;;
 	policy-check) echo "-p --policy --no-default-policy -h --help" ;;
 	policy-explain) echo "-p --policy --no-default-policy -w --workspace --json --path --op --connect --udp -h --help" ;;
 	doctor) echo "--json -h --help" ;;
