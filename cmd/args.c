@@ -19,6 +19,8 @@ enum {
 	OPT_MAX_FILE_SIZE, OPT_ENV_ALLOW, OPT_ENV_DENY, OPT_STRIP_SECRETS, OPT_REPORT,
 	OPT_REPORT_FD, OPT_LOG, OPT_LOG_FD, OPT_LOG_LEVEL, OPT_LOCK, OPT_TX,
 	OPT_TX_FAILURE, OPT_COLOR, OPT_JSON, OPT_FORCE, OPT_JOURNAL_SYNC, OPT_FORCE_WORKSPACE, OPT_DRY_RUN,
+	OPT_EXPLAIN_PATH, OPT_EXPLAIN_OP, OPT_EXPLAIN_CONNECT, OPT_EXPLAIN_UDP,
+	OPT_APPROVER, OPT_APPROVER_TIMEOUT,
 };
 
 static const struct option long_opts[] = {
@@ -53,6 +55,13 @@ static const struct option long_opts[] = {
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+	{ "path", required_argument, NULL, OPT_EXPLAIN_PATH },
+	{ "op", required_argument, NULL, OPT_EXPLAIN_OP },
+	{ "connect", required_argument, NULL, OPT_EXPLAIN_CONNECT },
+	{ "udp", no_argument, NULL, OPT_EXPLAIN_UDP },
+	{ "approver", required_argument, NULL, OPT_APPROVER },
+	{ "output", required_argument, NULL, 'o' },
+	{ "approver-timeout", required_argument, NULL, OPT_APPROVER_TIMEOUT },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -242,6 +251,13 @@ static int parse_subcmd(int argc, char **argv, struct tg_opts *o, FILE *err, int
 		o->cmd = TG_CMD_RUN;
 		return 0;
 	}
+	/* `txguard learn [-o FILE] [RUN OPTIONS] -- CMD` is a run that drafts. */
+	if (strcmp(argv[1], "learn") == 0) {
+		o->cmd = TG_CMD_RUN;
+		o->learn = true;
+		o->audit_only = true;
+		return 1;
+	}
 	for (size_t i = 0; i < TG_ARRAY_SIZE(subcmds); i++) {
 		if (strcmp(argv[k], subcmds[i].word) != 0)
 			continue;
@@ -365,6 +381,11 @@ static int set_option(int c, const char *arg, struct tg_opts *o, FILE *err)
 		break;
 	case 'q': o->quiet = true; break;
 	case 'v': o->verbose = true; break;
+	case 'o':
+		if (!o->learn)
+			return bad(err, "%s", "-o/--output goes with 'txguard learn'");
+		o->learn_out = arg;
+		break;
 	case OPT_COLOR:
 		if (strcmp(arg, "auto") == 0)
 			o->color = TG_COLOR_AUTO;
@@ -378,6 +399,16 @@ static int set_option(int c, const char *arg, struct tg_opts *o, FILE *err)
 	case OPT_JSON: o->json = true; break;
 	case OPT_FORCE: o->force = true; break;
 	case OPT_DRY_RUN: o->dry_run = true; break;
+	/* Checked together by policy explain (cmd/explain.c), which exits 2. */
+	case OPT_EXPLAIN_PATH: o->explain_path = arg; break;
+	case OPT_EXPLAIN_OP: o->explain_op = arg; break;
+	case OPT_EXPLAIN_CONNECT: o->explain_connect = arg; break;
+	case OPT_EXPLAIN_UDP: o->explain_udp = true; break;
+	case OPT_APPROVER: o->approver = arg; break;
+	case OPT_APPROVER_TIMEOUT:
+		if (tg_parse_duration_ms(arg, &o->approver_timeout_ms) < 0 || o->approver_timeout_ms == 0)
+			return bad(err, "--approver-timeout: '%s' is not a duration like 30s", arg);
+		break;
 	default:
 		return -EINVAL;
 	}
@@ -462,7 +493,7 @@ int tg_parse_args(int argc, char **argv, struct tg_opts *o, FILE *err)
 	optind = 0;
 	opterr = 0;
 	int c;
-	const char *shortopts = o->cmd == TG_CMD_RUN ? "+w:p:qvhV" : "w:p:qvhV";
+	const char *shortopts = o->cmd == TG_CMD_RUN ? "+w:p:o:qvhV" : "w:p:qvhV";
 	while ((c = getopt_long(sargc, sargv, shortopts, long_opts, NULL)) != -1) {
 		if (c == 'h') {
 			o->help_topic = topic;

@@ -74,6 +74,10 @@ struct tg_opts {
 	bool quiet;
 	bool verbose;                    /* -v: the summary line even when nothing happened */
 	enum tg_color color;
+	const char *approver;            /* --approver CMD: answers `action: ask` */
+	bool learn;                      /* `txguard learn`: a run in audit mode drafting a policy */
+	const char *learn_out;           /* -o FILE (default txguard-learned.yaml) */
+	uint64_t approver_timeout_ms;
 
 	/* history and subcommand positionals */
 	const char *id;
@@ -82,6 +86,9 @@ struct tg_opts {
 	bool dry_run;                    /* undo, recover: say what, change nothing */
 	char **explain_argv;
 	char **argv_copy;                /* argv without the subcommand words (owned) */
+	/* policy explain's other questions (issue 13) */
+	const char *explain_path, *explain_op, *explain_connect;
+	bool explain_udp;
 };
 
 /* Parse argv into *o. Returns 0, or -EINVAL after printing one line
@@ -114,6 +121,10 @@ extern bool tg_quiet;
 int tg_cmd_run(struct tg_opts *o);
 int tg_cmd_policy_check(struct tg_opts *o);
 int tg_cmd_policy_explain(struct tg_opts *o);
+/* The question policy explain was asked (cmd/explain.c): 0 allow, 1 deny
+ * or kill, 2 a bad question; -1 when none was asked (dump the rules). */
+struct tg_policy;
+int tg_explain_question(const struct tg_opts *o, const struct tg_policy *p, const char *ws);
 int tg_cmd_doctor(struct tg_opts *o);
 int tg_cmd_recover(struct tg_opts *o);
 /* undo --dry-run (preview.c): workspace absolute, state_dir as given. */

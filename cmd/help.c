@@ -15,6 +15,7 @@ static const char main_help[] =
 	"\n"
 	"Subcommands:\n"
 	"  run              the same as the form with '--'\n"
+	"  learn            run CMD with every rule in audit mode, draft a policy drop-in\n"
 	"  policy check     validate policy files and run their examples\n"
 	"  policy explain   show the verdict for a command line, or the merged rules\n"
 	"  doctor           report the kernel features txguard relies on\n"
@@ -42,6 +43,9 @@ static const char main_help[] =
 	"      --rollback-on WHEN   failure (default), signal, never, always, or a\n"
 	"                           comma list of exit codes that count as failure\n"
 	"      --audit-only         deny nothing; log what would have been denied\n"
+	"      --approver CMD       answers rules with action: ask (JSON on stdin, one\n"
+	"                           line {\"decision\":\"allow\"|\"deny\"} out); none: deny\n"
+	"      --approver-timeout DURATION  deny when it has not answered (default 30s)\n"
 	"      --timeout DURATION   SIGTERM the tree after DURATION (e.g. 30s, 5m)\n"
 	"      --kill-after DURATION  then SIGKILL after this grace (default 2s)\n"
 	"      --grace DURATION     how long descendants may outlive CMD (default 1s)\n"
@@ -86,10 +90,19 @@ static const struct {
 	const char *topic;
 	const char *text;
 } topics[] = {
+	{ "learn", "Usage: txguard learn [-o FILE] [RUN OPTIONS] -- CMD [ARGS...]\n"
+	           "Run CMD as a transaction with every rule in audit mode (nothing denied, no\n"
+	           "Landlock; a failed run is still restored) and write a policy drop-in that\n"
+	           "would have allowed what it did: writable places, addresses, with the\n"
+	           "programs it ran as comments. Secrets, txguard's state, the fixed syscall\n"
+	           "set and exec rules are never drafted as allowed: the draft lists them.\n"
+	           "  -o, --output FILE        where to write the draft (default txguard-learned.yaml)\n" },
 	{ "run", "Usage: txguard run [RUN OPTIONS] -- CMD [ARGS...]\n"
 	         "The same as 'txguard [RUN OPTIONS] -- CMD'; see 'txguard --help' for the options.\n" },
 	{ "policy", "Usage: txguard policy check [-p PATH]... [--no-default-policy] [FILES...]\n"
-	            "       txguard policy explain [-p PATH]... [--no-default-policy] [--json] [-- ARGV...]\n" },
+	            "       txguard policy explain [-p PATH]... [--no-default-policy] [--json] [-- ARGV...]\n"
+	            "       txguard policy explain [OPTIONS] --path P [--op read|write|unlink|exec]\n"
+	            "       txguard policy explain [OPTIONS] --connect ADDR:PORT [--udp]\n" },
 	{ "policy check",
 	  "Usage: txguard policy check [-p PATH]... [--no-default-policy] [FILES...]\n"
 	  "Load and validate the policy (the defaults, $TXGUARD_POLICY, -p, then FILES),\n"
@@ -99,9 +112,18 @@ static const struct {
 	  "      --no-default-policy  do not load the installed policy.d\n" },
 	{ "policy explain",
 	  "Usage: txguard policy explain [-p PATH]... [--no-default-policy] [--json] [-- ARGV...]\n"
+	  "       txguard policy explain [OPTIONS] --path P [--op read|write|unlink|exec]\n"
+	  "       txguard policy explain [OPTIONS] --connect ADDR:PORT [--udp]\n"
 	  "With ARGV: print the verdict txguard would give an exec of ARGV, which rule\n"
-	  "and why, without running anything. Without: the merged rules and the file\n"
-	  "each one came from.\n"
+	  "and why, without running anything (one word with blanks is split as a shell\n"
+	  "would; shell syntax such as ; | && is refused). With --path or --connect: the\n"
+	  "verdict for that operation, and which layer (tracer or Landlock) enforces it.\n"
+	  "Without a question: the merged rules and the file each one came from.\n"
+	  "Exits 0 allow, 1 deny or kill, 2 a question that cannot be asked.\n"
+	  "      --path P             the path of the operation (~ and relative paths work)\n"
+	  "      --op OP              read, write (the default), unlink or exec\n"
+	  "      --connect ADDR:PORT  1.2.3.4:443, [::1]:80 or unix:/path (addresses, not names)\n"
+	  "      --udp                a datagram sent to ADDR (sendto) instead of a connect\n"
 	  "  -p, --policy PATH        extra policy file or directory (repeatable)\n"
 	  "      --no-default-policy  do not load the installed policy.d\n"
 	  "  -w, --workspace DIR      the workspace the verdict assumes (default: as for a run)\n"

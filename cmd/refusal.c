@@ -190,6 +190,20 @@ const struct tg_op *tg_refusals_result(struct tg_refusals *rf, pid_t pid, long r
 	return &rf->last;
 }
 
+bool tg_refusals_predict(const struct tg_refusals *rf, const struct tg_op *op, struct tg_verdict *v)
+{
+	if (!rf || !op->path)
+		return false;
+	bool reads = op->kind == TG_OP_EXEC || (op->kind == TG_OP_OPEN && !op->writes);
+	if (reads ? !tg_landlock_view_excluded(rf->view, op->path)
+	          : !landlock_handles(op->kind) || !may_refuse(rf, op))
+		return false;
+	memset(v, 0, sizeof(*v));
+	classify(rf, op, v);
+	v->err = EACCES;
+	return true;
+}
+
 const struct tg_unobserved *tg_refusals_unobserved(const struct tg_refusals *rf, size_t *n)
 {
 	*n = rf ? rf->nunobserved : 0;

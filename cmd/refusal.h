@@ -36,6 +36,11 @@ bool tg_refusals_watch(struct tg_refusals *rf, const struct tg_op *op);
 const struct tg_op *tg_refusals_result(struct tg_refusals *rf, pid_t pid, long rval,
                                        struct tg_verdict *v);
 
+/* Would Landlock refuse op (given as a write, unlink, read-only open or
+ * exec at path) although the tracer allowed it? Fills *v naming the rule,
+ * as tg_refusals_result would, and returns true; for `policy explain`. */
+bool tg_refusals_predict(const struct tg_refusals *rf, const struct tg_op *op, struct tg_verdict *v);
+
 /* Rules enforced by the kernel where no refusal can be seen (see above). */
 const struct tg_unobserved *tg_refusals_unobserved(const struct tg_refusals *rf, size_t *n);
 

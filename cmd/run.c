@@ -15,12 +15,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "approver.h"
 #include "audit.h"
 #include "cli.h"
 #include "config.h"
 #include "filter.h"
 #include "history.h"
 #include "landlock.h"
+#include "learn.h"
 #include "path.h"
 #include "policy.h"
 #include "run_proxy.h"
@@ -46,6 +48,8 @@ struct run {
 	bool color;
 	struct tg_run_proxy proxy;       /* network: hosts: (run_proxy.h) */
 	struct tg_refusals *refusals;    /* Landlock refusals seen at the calls' return */
+	struct tg_approver *approver;    /* answers `action: ask` (none: deny) */
+	struct tg_learn *learn;          /* `txguard learn`: what the draft must allow */
 };
 
 /* ---- the environment the command gets (--env-allow/--env-deny/--strip-secrets) ---- */
@@ -251,14 +255,18 @@ static void on_op(void *ud, const struct tg_op *op, struct tg_decision *out)
 		v.reason = "the workspace's " TG_WORKSPACE_POLICY " is edited outside txguard, never by the command it governs";
 	} else {
 		tg_policy_decide(r->policy, op, &v);
+		/* `ask`: the tracee waits while the approver decides. */
+		if (v.action == TG_ACT_ASK)
+			tg_approver_resolve(r->approver, op, &v);
 	}
 
 	bool enforce = !r->o->audit_only;
 	bool repeat = false;
+	tg_learn_note(r->learn, op, &v);
 	/* mkdir of an existing directory fails with EEXIST natively too: the
 	 * tracer's EEXIST refuses nothing the kernel would have done. */
 	bool native = op->kind == TG_OP_MKDIR && v.action == TG_ACT_DENY && v.err == EEXIST;
-	if (v.action != TG_ACT_ALLOW && !native) {
+	if ((v.action != TG_ACT_ALLOW || v.decided_by) && !native) {
 		/* A repeat of the last decision ($PATH search, retry) is only
 		 * counted: one decision, one line, one log event per intent. */
 		repeat = tg_report_add_decision(&r->report, op, &v, enforce) == 1;
@@ -317,6 +325,29 @@ static void on_op(void *ud, const struct tg_op *op, struct tg_decision *out)
 	out->watch_result = tg_refusals_watch(r->refusals, op);
 }
 
+/* A call the filter refused on its own: one decision like any other. The
+ * policy names its own syscall denials; the fixed set is txguard's. */
+static void on_fixed(void *ud, const struct tg_op *op, int err)
+{
+	struct run *r = ud;
+	struct tg_verdict v = { 0 };
+	tg_policy_decide(r->policy, op, &v);
+	if (v.action != TG_ACT_DENY) {
+		v = (struct tg_verdict){
+			.action = TG_ACT_DENY, .rule_id = "txguard.fixed-syscall", .source = "builtin",
+			.reason = "never allowed under txguard: it could reach around the tracer (ptrace, "
+			          "io_uring, bpf, seccomp listeners, untraced clones, terminal injection) "
+			          "or change the machine outside the journal (mount, modules, kexec, clock)",
+		};
+	}
+	v.err = err;
+	tg_learn_note(r->learn, op, &v);
+	if (tg_report_add_decision(&r->report, op, &v, true) == 1)
+		return;
+	say_denied(r, op, &v);
+	tg_log_decision(r->log, op, &v, true);
+}
+
 /* A watched call returned: a Landlock refusal becomes a decision. */
 static void on_result(void *ud, pid_t pid, long rval)
 {
@@ -356,6 +387,7 @@ static void on_exec(void *ud, pid_t pid, const char *exe, char *const *argv)
 {
 	struct run *r = ud;
 	tg_log_exec(r->log, pid, exe, argv);
+	tg_learn_exec(r->learn, exe);
 }
 
 static void on_exit_hook(void *ud, pid_t pid, int status)
@@ -533,6 +565,15 @@ static int finish(struct run *r, const struct tg_run_result *res, int report_fd)
 		if (line)
 			fprintf(stderr, "%s\n", line);
 	}
+	if (r->learn) {
+		const char *out = o->learn_out ? o->learn_out : "txguard-learned.yaml";
+		int lr = tg_learn_write(r->learn, out, o->argv, res->exit_code);
+		if (lr < 0)
+			tg_warn("cannot write the learned policy %s: %s", out, strerror(-lr));
+		else if (!o->quiet)
+			fprintf(stderr, "txguard: drafted %s%s; check it with 'txguard policy check %s'\n", out,
+			        res->exit_code ? " (the run failed: the draft is marked so)" : "", out);
+	}
 	/* Not only after a summary: a failed read of a secret changes nothing,
 	 * and the note is what explains its "Permission denied". */
 	say_unobserved(r);
@@ -697,6 +738,10 @@ static int setup(struct run *r, int *report_fd, int *log_fd)
 	_cleanup_strv_ char **create = NULL;
 	if (!o->audit_only && tg_policy_create_paths(r->policy, &create) == 0)
 		tg_refusals_precreate(create);
+	if (o->learn && !(r->learn = tg_learn_new(r->workspace)))
+		return setup_fail(r, "out of memory");
+	if (tg_approver_new(o->approver, o->approver_timeout_ms, r->workspace, &r->approver) < 0)
+		return setup_fail(r, "out of memory");
 	if ((rc = watch_landlock(r)) < 0)
 		return setup_fail(r, "cannot read the Landlock ruleset's places: %s", strerror(-rc));
 	if (filter_environment(o) < 0)
@@ -801,6 +846,7 @@ int tg_cmd_run(struct tg_opts *o)
 	struct tg_tracer_hooks hooks = {
 		.ud = &r, .on_op = on_op, .on_spawn = on_spawn, .on_exec = on_exec,
 		.on_exit = on_exit_hook, .on_kill = on_kill, .on_result = on_result,
+		.on_fixed = on_fixed,
 	};
 	/* Compiled once, here: a bad config is reported before anything
 	 * forks, and the tracer loads this very program. */
@@ -858,6 +904,8 @@ out:
 	tg_txn_free(r.txn);
 	tg_policy_free(r.policy);
 	tg_refusals_free(r.refusals);
+	tg_approver_free(r.approver);
+	tg_learn_free(r.learn);
 	tg_log_close(r.log);
 	tg_report_clear(&r.report);
 	free(r.workspace);

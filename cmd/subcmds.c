@@ -57,12 +57,13 @@ int tg_cmd_policy_explain(struct tg_opts *o)
 		return 125;
 	_cleanup_free_ char *ws = NULL;
 	set_ctx_for_tools(o, p, &ws);
-	if (o->explain_argv)
-		tg_policy_explain_exec(p, o->explain_argv, o->json, stdout);
-	else
+	int rc = tg_explain_question(o, p, ws);
+	if (rc < 0) {
 		tg_policy_dump(p, o->json, stdout);
+		rc = 0;
+	}
 	tg_policy_free(p);
-	return 0;
+	return rc;
 }
 
 static const char *yesno(bool b)

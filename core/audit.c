@@ -94,6 +94,7 @@ static const char *action_name(enum tg_action a)
 	static const char *const names[] = {
 		[TG_ACT_ALLOW] = "allow",
 		[TG_ACT_AUDIT] = "audit",
+		[TG_ACT_ASK] = "ask",
 		[TG_ACT_DENY] = "deny",
 		[TG_ACT_KILL] = "kill",
 	};
@@ -232,7 +233,8 @@ static void json_op(struct tg_json *j, const struct tg_op *op)
 }
 
 static void json_verdict(struct tg_json *j, enum tg_action action, int err, bool enforced,
-                         const char *rule, const char *reason, const char *source)
+                         const char *rule, const char *reason, const char *source,
+                         const char *decided_by)
 {
 	tg_json_kv_str(j, "action", action_name(action));
 	tg_json_kv_bool(j, "enforced", enforced);
@@ -243,6 +245,10 @@ static void json_verdict(struct tg_json *j, enum tg_action action, int err, bool
 	tg_json_kv_str(j, "rule", rule);
 	tg_json_kv_str(j, "reason", reason);
 	tg_json_kv_str(j, "source", source);
+	/* Only for `ask` rules: who answered (approver, or txguard when it
+	 * could not). Absent when the policy decided alone. */
+	if (decided_by)
+		tg_json_kv_str(j, "decided_by", decided_by);
 }
 
 static void json_time(struct tg_json *j, const char *key, uint64_t wall_ns)
@@ -471,11 +477,11 @@ int tg_log_decision(struct tg_log *log, const struct tg_op *op, const struct tg_
 {
 	if (!log)
 		return 0;
-	if (v->action == TG_ACT_ALLOW && log->level < TG_LOG_ALL)
+	if (v->action == TG_ACT_ALLOW && !v->decided_by && log->level < TG_LOG_ALL)
 		return 0;
 	event_begin(log, "decision");
 	json_op(log->j, op);
-	json_verdict(log->j, v->action, v->err, enforced, v->rule_id, v->reason, v->source);
+	json_verdict(log->j, v->action, v->err, enforced, v->rule_id, v->reason, v->source, v->decided_by);
 	return event_end(log);
 }
 
@@ -611,7 +617,7 @@ static void json_conn(struct tg_json *j, const struct tg_net_conn *c)
 	tg_json_kv_uint(j, "port", c->port);
 	tg_json_kv_str(j, "method", c->method);
 	tg_json_kv_str(j, "sni", c->sni);
-	json_verdict(j, c->action, EACCES, true, c->rule_id, c->reason, c->source);
+	json_verdict(j, c->action, EACCES, true, c->rule_id, c->reason, c->source, NULL);
 	tg_json_kv_str(j, "entry", c->entry);
 	tg_json_kv_str(j, "error", c->error);
 	tg_json_kv_uint(j, "bytes_up", c->bytes_up);
@@ -690,7 +696,8 @@ static bool same_intent(const struct tg_report_decision *d, const struct tg_op *
 {
 	const struct tg_op *o = &d->op;
 	if (o->pid != op->pid || o->kind != op->kind || d->action != v->action ||
-	    d->enforced != enforced || !str_eq(d->rule_id, v->rule_id))
+	    d->enforced != enforced || !str_eq(d->rule_id, v->rule_id) ||
+	    (op->kind != TG_OP_EXEC && !str_eq(d->decided_by, v->decided_by)))
 		return false;
 	/* execvp tries each $PATH entry: the missing ones fail ENOENT, the
 	 * one that exists with the rule's errno; all one intent. */
@@ -706,26 +713,36 @@ static bool same_intent(const struct tg_report_decision *d, const struct tg_op *
 int tg_report_add_decision(struct tg_report *r, const struct tg_op *op,
                            const struct tg_verdict *v, bool enforced)
 {
-	if (v->action == TG_ACT_ALLOW)
+	/* An allow is a decision only when someone was asked for it. */
+	if (v->action == TG_ACT_ALLOW && !v->decided_by)
 		return 0;
 	if (r->ndecisions && same_intent(&r->decisions[r->ndecisions - 1], op, v, enforced)) {
 		struct tg_report_decision *d = &r->decisions[r->ndecisions - 1];
 		d->count++;
 		if (d->err == ENOENT && v->action == TG_ACT_DENY && v->err != ENOENT) {
-			/* The program was found: that try is the one to show. */
+			/* The program was found: that try is the one to show
+			 * (and, for an `ask` rule, the one the approver saw). */
 			char *p = op->path ? tg_strdup(op->path) : NULL;
-			if (op->path && !p)
+			char *why = v->reason ? tg_strdup(v->reason) : NULL;
+			if ((op->path && !p) || (v->reason && !why)) {
+				free(p);
+				free(why);
 				return -ENOMEM;
+			}
 			free(d->op.path);
 			d->op.path = p;
+			free(d->reason);
+			d->reason = why;
 			d->err = v->err;
+			d->decided_by = v->decided_by;
 			return 2;
 		}
 		return 1;
 	}
 	switch (v->action) {
-	case TG_ACT_ALLOW: return 0;
+	case TG_ACT_ALLOW: break;   /* an approver's allow: counted nowhere */
 	case TG_ACT_AUDIT: r->naudited++; break;
+	case TG_ACT_ASK: break;   /* resolved before it gets here */
 	case TG_ACT_DENY: r->ndenied++; break;
 	case TG_ACT_KILL: r->nkilled++; break;
 	}
@@ -748,6 +765,7 @@ int tg_report_add_decision(struct tg_report *r, const struct tg_op *op,
 	d->err = v->action == TG_ACT_DENY ? v->err : 0;
 	d->enforced = enforced;
 	d->count = 1;
+	d->decided_by = v->decided_by;
 	if (op_copy(&d->op, op) < 0 || dup_opt(&d->rule_id, v->rule_id) < 0 ||
 	    dup_opt(&d->reason, v->reason) < 0 || dup_opt(&d->source, v->source) < 0) {
 		decision_clear(d);
@@ -806,7 +824,8 @@ static void json_decisions(struct tg_json *j, const struct tg_report *r)
 		tg_json_begin_object(j);
 		json_time(j, "time", d->wall_ns);
 		json_op(j, &d->op);
-		json_verdict(j, d->action, d->err, d->enforced, d->rule_id, d->reason, d->source);
+		json_verdict(j, d->action, d->err, d->enforced, d->rule_id, d->reason, d->source,
+		             d->decided_by);
 		tg_json_kv_uint(j, "count", d->count);
 		tg_json_end_object(j);
 	}

@@ -132,6 +132,7 @@ struct tg_report_decision {
 	char *reason;
 	char *source;                /* "file:line" of the rule */
 	unsigned long count;         /* the same refusal repeated (a $PATH search, retries): >= 1 */
+	const char *decided_by;      /* static: "approver", "txguard", or NULL (the policy) */
 };
 
 /* A rule the kernel enforces where txguard cannot see a refusal (e.g.
@@ -202,7 +203,7 @@ struct tg_report {
 int tg_report_add_conn(struct tg_report *r, const struct tg_net_conn *c);
 
 /* Record a decision that was not a plain allow (an allow is ignored and
- * returns 0). Copies what it needs. 0, or 1 when it repeats the last
+ * returns 0, unless an approver decided it: v->decided_by). Copies what it needs. 0, or 1 when it repeats the last
  * decision of the same thread (same rule and action, same path or
  * address, or for an exec the same argv and program name: execvp walking
  * $PATH, a retry) and was only counted there; 2 when such a repeat turned

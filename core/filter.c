@@ -51,6 +51,18 @@ static int add_row(scmp_filter_ctx ctx, const struct tg_syscall *sc, uint32_t ac
 	return 0;
 }
 
+/* A fixed denial stops once so that the refusal is reported (issue 13):
+ * the tracer fails the call with the errno carried in the data and tells
+ * on_fixed(). Without a tracer RET_TRACE fails the call with ENOSYS: still
+ * refused. clone3's ENOSYS is not a refusal (libc falls back to clone) and
+ * stays silent in BPF. */
+static uint32_t fixed_action(long nr, int err)
+{
+	if (nr == SYS_clone3)
+		return SCMP_ACT_ERRNO((uint32_t)err);
+	return SCMP_ACT_TRACE(TG_FILTER_FIXED | (uint32_t)err);
+}
+
 static int add_table(scmp_filter_ctx ctx, const struct tg_filter_config *cfg, const int *skip, size_t nskip)
 {
 	size_t n;
@@ -71,7 +83,7 @@ static int add_table(scmp_filter_ctx ctx, const struct tg_filter_config *cfg, co
 			break;
 		case TG_DENY:
 		case TG_DENY_IF:
-			r = add_row(ctx, sc, SCMP_ACT_ERRNO((uint32_t)sc->err), sc->trap == TG_DENY_IF);
+			r = add_row(ctx, sc, fixed_action(sc->nr, sc->err), sc->trap == TG_DENY_IF);
 			break;
 		}
 		if (r < 0)
@@ -96,7 +108,7 @@ static int add_denied(scmp_filter_ctx ctx, const struct tg_filter_config *cfg, i
 		/* Pseudo numbers (syscalls x86_64 lacks) have nothing to deny. */
 		if (nr < 0)
 			continue;
-		int r = seccomp_rule_add_exact(ctx, SCMP_ACT_ERRNO((uint32_t)err), nr, 0);
+		int r = seccomp_rule_add_exact(ctx, fixed_action(nr, err), nr, 0);
 		if (r < 0)
 			return r;
 	}

@@ -4,7 +4,8 @@
  * tg_filter_config: the arch gate first (non-native arch and x32 numbers
  * kill the process), RET_TRACE for exec, namespace and metadata mutations
  * and write-capable opens, network calls only when the config asks, and a
- * fixed errno without a stop for the calls no transaction may make.
+ * fixed errno for the calls no transaction may make: decided in BPF, with
+ * one stop only to report the refusal (TG_FILTER_FIXED).
  */
 #pragma once
 
@@ -20,6 +21,10 @@
 struct tg_filter_prog {
 	struct sock_fprog fprog;
 };
+
+/* RET_TRACE data of a fixed denial: this bit | the errno. Ordinary traps
+ * carry 0. */
+#define TG_FILTER_FIXED 0x8000u
 
 /* Compile the filter for cfg. Returns 0 or -errno: -EINVAL for an unknown
  * syscall name in cfg->denied_syscalls, else libseccomp's error. Free with

@@ -129,6 +129,8 @@ const char *tg_action_name(enum tg_action a)
 		return "allow";
 	case TG_ACT_AUDIT:
 		return "audit";
+	case TG_ACT_ASK:
+		return "ask";
 	case TG_ACT_DENY:
 		return "deny";
 	case TG_ACT_KILL:
@@ -612,7 +614,7 @@ static size_t explain_matched(const struct tg_policy *p, const struct tg_match_e
 	return nm;
 }
 
-void tg_policy_explain_exec(const struct tg_policy *p, char *const *argv, bool json, FILE *out)
+enum tg_action tg_policy_explain_exec(const struct tg_policy *p, char *const *argv, bool json, FILE *out)
 {
 	char cwd[PATH_MAX];
 	struct tg_match_env env;
@@ -622,7 +624,7 @@ void tg_policy_explain_exec(const struct tg_policy *p, char *const *argv, bool j
 	if (tg_policy_exec_op(argv, &op) < 0) {
 		fprintf(out, json ? "{\"error\":\"no command to explain\"}\n" : "no command to explain\n");
 		tg_op_clear(&op);
-		return;
+		return TG_ACT_ALLOW;
 	}
 	tg_policy_decide_env(&env, &op, &v);
 	if (json) {
@@ -669,6 +671,7 @@ void tg_policy_explain_exec(const struct tg_policy *p, char *const *argv, bool j
 	if (json)
 		fputs("]}\n", out);
 	tg_op_clear(&op);
+	return v.action;
 }
 
 /* ---- dump ------------------------------------------------------------------------ */

@@ -18,8 +18,9 @@ enum tg_action {
 	/* Ordered by strictness: the strictest matching verdict wins. */
 	TG_ACT_ALLOW = 0,
 	TG_ACT_AUDIT = 1,
-	TG_ACT_DENY = 2,
-	TG_ACT_KILL = 3,
+	TG_ACT_ASK = 2,          /* the approver decides (--approver); without one: deny */
+	TG_ACT_DENY = 3,
+	TG_ACT_KILL = 4,
 };
 
 struct tg_verdict {
@@ -28,6 +29,10 @@ struct tg_verdict {
 	const char *rule_id;     /* owned by the policy; NULL for the default allow */
 	const char *reason;      /* owned by the policy */
 	const char *source;      /* "file:line" the rule came from */
+	/* Who decided when the policy said `ask`: "approver", or "txguard"
+	 * when the approver is missing, timed out, crashed or answered
+	 * garbage (then a deny). NULL: the policy itself. */
+	const char *decided_by;
 };
 
 /* Where the run happens: the policy resolves `~`, $HOME and "workspace". */
@@ -101,7 +106,7 @@ int tg_policy_check_examples(const struct tg_policy *p, FILE *out);
 
 /* `txguard policy explain`: human text, or JSON when json is true. Explains
  * the verdict for an exec of argv, and which rules matched. */
-void tg_policy_explain_exec(const struct tg_policy *p, char *const *argv, bool json, FILE *out);
+enum tg_action tg_policy_explain_exec(const struct tg_policy *p, char *const *argv, bool json, FILE *out);
 /* `txguard policy explain` for a signal: the verdict a command under txguard
  * would get for kill(pid, sig) of that process (outside the tree, since it
  * runs already), which rule, and why. */

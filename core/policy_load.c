@@ -711,7 +711,7 @@ static bool id_ok(const char *s)
 
 static void set_action(struct ld *ld, struct rule_ctx *c, const struct ynode *v)
 {
-	static const char *const names[] = { "allow", "audit", "deny", "kill" };
+	static const char *const names[] = { "allow", "audit", "ask", "deny", "kill" };
 	const char *s = want_string(ld, v, "action");
 	c->action_node = v;
 	if (!s)
@@ -723,7 +723,7 @@ static void set_action(struct ld *ld, struct rule_ctx *c, const struct ynode *v)
 			return;
 		}
 	}
-	ERR(ld, v, "unknown action '%s' (expected allow, deny, kill or audit)", s);
+	ERR(ld, v, "unknown action '%s' (expected allow, deny, kill, audit or ask)", s);
 }
 
 static void set_errno(struct ld *ld, struct rule_ctx *c, const struct ynode *v)
@@ -816,7 +816,7 @@ static void rule_validate(struct ld *ld, struct rule_ctx *c, const struct ynode 
 	if (c->nmatchers > 1)
 		ERR(ld, c->matcher_node, "rule '%s' has more than one of exec, path, syscall, connect: "
 		                         "split it into several rules", r->id);
-	if (c->errno_node && r->action != TG_ACT_DENY && c->has_action)
+	if (c->errno_node && r->action != TG_ACT_DENY && r->action != TG_ACT_ASK && c->has_action)
 		ERR(ld, c->errno_node, "'errno' only goes with action: deny");
 	if (r->kind == TG_RULE_EXEC && c->nmatchers == 1 && r->exec.program.n == 0)
 		ERR(ld, c->matcher_node, "exec rule '%s' needs 'program'", r->id);

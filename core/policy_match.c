@@ -828,7 +828,7 @@ static void judge_one(const struct tg_match_env *penv, const struct tg_op *op, s
 		if (!stricter && !names_allow)
 			continue;
 		out->action = r->action;
-		out->err = r->action == TG_ACT_DENY ? r->err : 0;
+		out->err = r->action == TG_ACT_DENY || r->action == TG_ACT_ASK ? r->err : 0;
 		out->rule_id = r->id;
 		out->reason = r->reason;
 		out->source = r->source;
@@ -895,7 +895,7 @@ static bool could_be_destructive(const struct tg_match_env *env, const char *tex
 		return true;
 	for (size_t i = 0; p && i < p->nrules; i++) {
 		const struct tg_rule *r = p->rules[i];
-		if (r->disabled_by || r->kind != TG_RULE_EXEC || r->action < TG_ACT_DENY)
+		if (r->disabled_by || r->kind != TG_RULE_EXEC || r->action < TG_ACT_ASK)
 			continue;
 		for (size_t j = 0; j < r->exec.program.n; j++)
 			for (size_t k = 0; tok[k]; k++)
@@ -1047,8 +1047,11 @@ void tg_policy_decide(const struct tg_policy *p, const struct tg_op *op, struct 
 	 * allow would race with whoever creates it before the kernel looks.
 	 * ENOENT is what the kernel would have said, so a shell walking $PATH
 	 * goes on to the next entry and still reports "not found". */
-	if (out->action == TG_ACT_DENY && program_missing(op))
+	if ((out->action == TG_ACT_DENY || out->action == TG_ACT_ASK) && program_missing(op)) {
+		/* Nothing to ask about a program that is not there. */
+		out->action = TG_ACT_DENY;
 		out->err = ENOENT;
+	}
 }
 
 /* ---- explain / examples support ------------------------------------------------- */

@@ -293,7 +293,7 @@ static bool addr_allowed(const struct tg_proxy *p, const struct addrinfo *ai)
 	memcpy(&op.addr, ai->ai_addr, ai->ai_addrlen);
 	op.addrlen = ai->ai_addrlen;
 	tg_policy_decide(p->o.policy, &op, &v);
-	if (v.action < TG_ACT_DENY)
+	if (v.action <= TG_ACT_AUDIT) /* ask cannot be put to an approver from here: refused */
 		return true;
 	return v.rule_id && strncmp(v.rule_id, "network-", 8) == 0;
 }

@@ -29,9 +29,11 @@
 #include <sys/syscall.h>
 #include <sys/user.h>
 #include <sys/wait.h>
+#include <seccomp.h>
 
 #include "decode.h"
 #include "filter.h"
+#include "syscalls.h"
 #include "util.h"
 
 #define TG_TASK_BUCKETS 1024
@@ -551,6 +553,38 @@ static void judge(struct tracer *t, pid_t pid, const struct tg_op *op, const uin
 	}
 }
 
+/* op.name must outlive the op (reports keep the pointer): the table's
+ * names are static, and the policy's extra names are resolved once and
+ * kept for the life of the process. */
+static const char *fixed_name(long nr)
+{
+	static char *names[1024];
+	const struct tg_syscall *sc = tg_syscall_by_nr(nr);
+	if (sc)
+		return sc->name;
+	if (nr < 0 || nr >= (long)TG_ARRAY_SIZE(names))
+		return "?";
+	if (!names[nr])
+		names[nr] = seccomp_syscall_resolve_num_arch(SCMP_ARCH_X86_64, (int)nr);
+	return names[nr] ? names[nr] : "?";
+}
+
+/* A fixed denial: BPF decided, the stop is only there to report it. The
+ * errno comes from the filter, never from the hook: reporting cannot
+ * allow. Not counted as a trap (ntraps counts calls the policy judged). */
+static void on_fixed_deny(struct tracer *t, pid_t pid, const struct __ptrace_syscall_info *info)
+{
+	int err = (int)(info->seccomp.ret_data & 0xfff);
+	struct tg_op op = {
+		.kind = TG_OP_SYSCALL, .nr = (long)info->seccomp.nr, .pid = pid,
+		.name = fixed_name((long)info->seccomp.nr),
+	};
+	if (deny(pid, err ? err : EPERM) < 0 && errno != ESRCH)
+		kill_tree(t);
+	if (t->hooks && t->hooks->on_fixed && !t->killing)
+		t->hooks->on_fixed(t->hooks->ud, &op, err ? err : EPERM);
+}
+
 static void on_seccomp(struct tracer *t, pid_t pid, int status)
 {
 	/* Zeroed for memcheck, which does not know that the kernel fills it. */
@@ -564,6 +598,10 @@ static void on_seccomp(struct tracer *t, pid_t pid, int status)
 	}
 	if (info.op != PTRACE_SYSCALL_INFO_SECCOMP || info.arch != AUDIT_ARCH_X86_64) {
 		tracer_kill(t, pid, "unexpected seccomp stop");
+		return;
+	}
+	if (info.seccomp.ret_data & TG_FILTER_FIXED) {
+		on_fixed_deny(t, pid, &info);
 		return;
 	}
 	t->res->ntraps++;

@@ -45,6 +45,10 @@ struct tg_tracer_hooks {
 	 * as the tracee sees it (-errno on failure). Not called when the
 	 * thread dies before the call returns. */
 	void (*on_result)(void *ud, pid_t pid, long rval);
+	/* A call the filter refuses whatever the policy says (the fixed set
+	 * and the policy's syscall denials): it already failed with `err`;
+	 * this only reports it. op->kind is TG_OP_SYSCALL. */
+	void (*on_fixed)(void *ud, const struct tg_op *op, int err);
 };
 
 struct tg_filter_config {

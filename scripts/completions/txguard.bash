@@ -4,11 +4,11 @@
 # (tests/audit/completion_test.sh checks that).
 
 _txguard_run_opts="-w --workspace --force-workspace -p --policy --no-default-policy --state-dir
---rollback-on --audit-only --timeout --kill-after --grace --max-procs
+--rollback-on --audit-only --approver --approver-timeout --timeout --kill-after --grace --max-procs
 --memory-limit --max-file-size --env-allow --env-deny --strip-secrets --report
 --report-fd --log --log-fd --log-level --lock --tx --tx-failure --journal-sync -q --quiet
 -v --verbose --color -h --help -V --version"
-_txguard_subcmds="run policy doctor recover status log show diff undo begin commit rollback help"
+_txguard_subcmds="run learn policy doctor recover status log show diff undo begin commit rollback help"
 
 # Options of one subcommand ("policy check" is passed as "policy-check").
 _txguard_sub_opts()
@@ -16,8 +16,9 @@ _txguard_sub_opts()
 	local ws="-w --workspace --state-dir"
 	case $1 in
 	run | "") echo "$_txguard_run_opts" ;;
+	learn) echo "-o --output $_txguard_run_opts" ;;
 	policy-check) echo "-p --policy --no-default-policy -h --help" ;;
-	policy-explain) echo "-p --policy --no-default-policy -w --workspace --json -h --help" ;;
+	policy-explain) echo "-p --policy --no-default-policy -w --workspace --json --path --op --connect --udp -h --help" ;;
 	doctor) echo "--json -h --help" ;;
 	recover) echo "$ws --dry-run --force --json -h --help" ;;
 	diff | commit | rollback) echo "$ws -h --help" ;;
@@ -35,7 +36,7 @@ _txguard_takes_arg()
 	-w | --workspace | -p | --policy | --state-dir | --rollback-on | --timeout | \
 	--kill-after | --grace | --max-procs | --memory-limit | --max-file-size | \
 	--env-allow | --env-deny | --report | --report-fd | --log | --log-fd | \
-	--log-level | --lock | --tx | --tx-failure | --journal-sync | --color) return 0 ;;
+	--log-level | --lock | --tx | --tx-failure | --journal-sync | --color | --approver | --approver-timeout) return 0 ;;
 	esac
 	return 1
 }

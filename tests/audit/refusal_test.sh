@@ -116,7 +116,34 @@ assert_eq "git push --force: stderr lines" 1 "$(lines push)"
 assert_eq "git push --force: log events" 1 "$(logged push)"
 [ "$(decisions push | cut -d' ' -f3)" -ge 5 ] || fail "the PATH walk was not counted: $(decisions push)"
 
-# 7. A benign run: zero decisions, nothing unobserved is named.
+# 7. Each fixed BPF denial: refused in the filter, reported by one stop.
+PROBE="$TXGUARD_BUILD_DIR/tests/tracer/probe"
+[ -x "$PROBE" ] || fail "$PROBE missing: build the tests first"
+cp "$PROBE" "$TG_TMP/probe" && chmod 755 "$TG_TMP/probe"
+for c in io_uring_setup ptrace process_vm_writev mount umount2 bpf userfaultfd perf_event_open \
+	kexec_load init_module swapon reboot pivot_root tiocsti clone-untraced seccomp-listener; do
+	tg "fixed-$c" -- "$TG_TMP/probe" "$c" </dev/null
+	[ "$(cat "$O/fixed-$c.rc")" != 0 ] || fail "$c was not refused"
+	assert_eq "$c: decision" "txguard.fixed-syscall syscall 1" "$(decisions "fixed-$c")"
+	assert_eq "$c: stderr lines" 1 "$(lines "fixed-$c")"
+	assert_eq "$c: log events" 1 "$(logged "fixed-$c")"
+done
+# The policy's own syscall denials carry their rule id.
+cat >"$TG_TMP/sys.yaml" <<EOP
+version: 1
+rules:
+  - id: no-getpid
+    reason: a test
+    action: deny
+    errno: EACCES
+    syscall: [getpid]
+EOP
+tg polsys -p "$TG_TMP/sys.yaml" -- "$TG_TMP/probe" getpid
+assert_eq "policy syscall: rc (EACCES)" 13 "$(cat "$O/polsys.rc")"
+assert_eq "policy syscall: decision" "no-getpid syscall 1" "$(decisions polsys)"
+grep -q "^txguard: denied getpid() by rule no-getpid: a test" "$O/polsys.err" || fail "policy syscall line: $(cat "$O/polsys.err")"
+
+# 8. A benign run: zero decisions, nothing unobserved is named.
 tg benign -- sh -c 'echo hi > out; mkdir -p "$HOME/.cache/tool" && echo c > "$HOME/.cache/tool/c"'
 assert_eq "benign: rc" 0 "$(cat "$O/benign.rc")"
 assert_eq "benign: decisions" "" "$(decisions benign)"

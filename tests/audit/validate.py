@@ -3,6 +3,7 @@
 
   validate.py report FILE...   each FILE holds exactly one report object
   validate.py log FILE...      each FILE is JSON Lines; seq must count 0,1,2...
+  validate.py explain FILE...  each FILE holds one `policy explain --json` object
   validate.py selftest         the schemas are valid, their shared $defs agree,
                                and they reject documents that are wrong
 
@@ -131,6 +132,11 @@ def main(argv):
         cmd_report(argv[2:])
     elif argv[1] == "log":
         cmd_log(argv[2:])
+    elif argv[1] == "explain":
+        v = validator("explain")
+        for p in argv[2:]:
+            check(v, load_report(p), p)
+        print(f"{len(argv) - 2} answer(s) valid")
     elif argv[1] == "selftest":
         cmd_selftest()
     else:
