@@ -19,7 +19,7 @@ enum {
 	OPT_MAX_FILE_SIZE, OPT_ENV_ALLOW, OPT_ENV_DENY, OPT_STRIP_SECRETS, OPT_REPORT,
 	OPT_REPORT_FD, OPT_LOG, OPT_LOG_FD, OPT_LOG_LEVEL, OPT_LOCK, OPT_TX,
 	OPT_TX_FAILURE, OPT_COLOR, OPT_JSON, OPT_FORCE, OPT_JOURNAL_SYNC, OPT_FORCE_WORKSPACE, OPT_DRY_RUN,
-	OPT_EXPLAIN_PATH, OPT_EXPLAIN_OP, OPT_EXPLAIN_CONNECT, OPT_EXPLAIN_UDP,
+	OPT_EXPLAIN_PATH, OPT_EXPLAIN_OP, OPT_EXPLAIN_CONNECT, OPT_EXPLAIN_UDP, OPT_EXPLAIN_SIGNAL,
 	OPT_APPROVER, OPT_APPROVER_TIMEOUT,
 };
 
@@ -59,6 +59,7 @@ static const struct option long_opts[] = {
 	{ "op", required_argument, NULL, OPT_EXPLAIN_OP },
 	{ "connect", required_argument, NULL, OPT_EXPLAIN_CONNECT },
 	{ "udp", no_argument, NULL, OPT_EXPLAIN_UDP },
+	{ "signal", required_argument, NULL, OPT_EXPLAIN_SIGNAL },
 	{ "approver", required_argument, NULL, OPT_APPROVER },
 	{ "output", required_argument, NULL, 'o' },
 	{ "approver-timeout", required_argument, NULL, OPT_APPROVER_TIMEOUT },
@@ -404,6 +405,7 @@ static int set_option(int c, const char *arg, struct tg_opts *o, FILE *err)
 	case OPT_EXPLAIN_OP: o->explain_op = arg; break;
 	case OPT_EXPLAIN_CONNECT: o->explain_connect = arg; break;
 	case OPT_EXPLAIN_UDP: o->explain_udp = true; break;
+	case OPT_EXPLAIN_SIGNAL: o->explain_signal = arg; break;
 	case OPT_APPROVER: o->approver = arg; break;
 	case OPT_APPROVER_TIMEOUT:
 		if (tg_parse_duration_ms(arg, &o->approver_timeout_ms) < 0 || o->approver_timeout_ms == 0)

@@ -88,6 +88,7 @@ struct tg_opts {
 	char **argv_copy;                /* argv without the subcommand words (owned) */
 	/* policy explain's other questions (issue 13) */
 	const char *explain_path, *explain_op, *explain_connect;
+	const char *explain_signal;      /* --signal PID[:SIG] (issue 14) */
 	bool explain_udp;
 };
 

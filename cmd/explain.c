@@ -13,10 +13,12 @@
  * 0 allow (or audit), 1 deny or kill, 2 a question that cannot be asked.
  */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -279,18 +281,62 @@ static int parse_addr(const char *s, struct tg_op *op)
 	return 0;
 }
 
+/* A host name under network: hosts: rules: the proxy's verdict. */
+static int explain_host(const struct tg_opts *o, const struct tg_policy *p)
+{
+	char host[256], subject[300];
+	unsigned port = 0;
+	if (tg_policy_host_split(o->explain_connect, host, sizeof(host), &port) < 0)
+		return bad_question("--connect '%s' is not HOST:PORT", o->explain_connect);
+	snprintf(subject, sizeof(subject), "%s:%u", host, port);
+	struct answer a = {
+		.question = "connect",
+		.subject = subject,
+		.op = "connect",
+		.layer = "proxy",
+		.note = "through the egress proxy that txguard runs for network: hosts: rules "
+		        "(HTTP_PROXY/HTTPS_PROXY); direct connects outside loopback are refused",
+	};
+	tg_policy_host_verdict(p, host, port, &a.v, NULL);
+	return answer(&a, o->json);
+}
+
+/* ---- a signal to a process that runs already (outside any tree) ---- */
+
+static int explain_signal(const struct tg_opts *o, const struct tg_policy *p)
+{
+	char *end;
+	errno = 0;
+	long pid = strtol(o->explain_signal, &end, 10);
+	long sig = 9;
+	if (*end == ':') {
+		const char *s = end + 1;
+		sig = strtol(s, &end, 10);
+		if (end == s)
+			return bad_question("--signal '%s': the signal after ':' is a number (9, 15...)",
+			                    o->explain_signal);
+	}
+	if (errno || *end || pid <= 0 || pid > INT_MAX || sig < 0 || sig > 64)
+		return bad_question("--signal '%s' is not PID or PID:SIGNAL (e.g. 1234 or 1234:15)",
+		                    o->explain_signal);
+	return status_of(tg_policy_explain_signal(p, (pid_t)pid, (int)sig, o->json, stdout));
+}
+
 static int explain_connect(const struct tg_opts *o, const struct tg_policy *p)
 {
 	struct tg_op op = { .pid = getpid() };
 	op.kind = o->explain_udp ? TG_OP_SENDTO : TG_OP_CONNECT;
 	op.name = o->explain_udp ? "sendto" : "connect";
 	int r = parse_addr(o->explain_connect, &op);
-	/* Host names are judged by name rules (issue 18): until then the
-	 * policy knows addresses only, and explain never resolves a name. */
+	/* A name: with network: hosts: rules the proxy judges it by name;
+	 * without them the tracer judges the address the name resolves to at
+	 * connect time, and explain never resolves a name itself. */
+	if (r == -ENOENT && !o->explain_udp && tg_policy_has_hosts(p))
+		return explain_host(o, p);
 	if (r == -ENOENT)
-		return bad_question("--connect '%s': give an address (1.2.3.4:443, [::1]:80, "
-		                    "unix:/path); the policy judges addresses, not host names",
-		                    o->explain_connect);
+		return bad_question("--connect '%s': the policy has no network: hosts: rules, so a "
+		                    "connection is judged by the address a name resolves to; give an "
+		                    "address (1.2.3.4:443, [::1]:80, unix:/path)", o->explain_connect);
 	if (r < 0)
 		return bad_question("--connect '%s' is not HOST:PORT, [V6]:PORT or unix:/path",
 		                    o->explain_connect);
@@ -309,9 +355,9 @@ static int explain_connect(const struct tg_opts *o, const struct tg_policy *p)
 
 int tg_explain_question(const struct tg_opts *o, const struct tg_policy *p, const char *ws)
 {
-	int kinds = !!o->explain_argv + !!o->explain_path + !!o->explain_connect;
+	int kinds = !!o->explain_argv + !!o->explain_path + !!o->explain_connect + !!o->explain_signal;
 	if (kinds > 1)
-		return bad_question("%s", "ask one question at a time: -- ARGV, --path or --connect");
+		return bad_question("%s", "ask one question at a time: -- ARGV, --path, --connect or --signal");
 	if (o->explain_op && !o->explain_path)
 		return bad_question("%s", "--op goes with --path (--path FILE --op read|write|unlink|exec)");
 	if (o->explain_udp && !o->explain_connect)
@@ -322,5 +368,7 @@ int tg_explain_question(const struct tg_opts *o, const struct tg_policy *p, cons
 		return explain_path(o, p, ws);
 	if (o->explain_connect)
 		return explain_connect(o, p);
+	if (o->explain_signal)
+		return explain_signal(o, p);
 	return -1;
 }

@@ -781,7 +781,7 @@ static void read_victim(pid_t pid, struct tg_proc_victim *v)
 	}
 }
 
-void tg_policy_explain_signal(const struct tg_policy *p, pid_t pid, int sig, bool json, FILE *out)
+enum tg_action tg_policy_explain_signal(const struct tg_policy *p, pid_t pid, int sig, bool json, FILE *out)
 {
 	char cwd[PATH_MAX];
 	struct tg_match_env env;
@@ -809,7 +809,7 @@ void tg_policy_explain_signal(const struct tg_policy *p, pid_t pid, int sig, boo
 		fputs(",\"source\":", out);
 		json_str(out, v.source);
 		fputs("}\n", out);
-		return;
+		return v.action;
 	}
 	fprintf(out, "signal %d to pid %d (%s, uid %ld), from a command under txguard\nverdict: %s",
 	        sig, (int)pid, t->comm[0] ? t->comm : "no such process", t->uid,
@@ -819,4 +819,5 @@ void tg_policy_explain_signal(const struct tg_policy *p, pid_t pid, int sig, boo
 	if (v.rule_id)
 		fprintf(out, "\nrule: %s (%s)\nreason: %s", v.rule_id, v.source, v.reason);
 	fputc('\n', out);
+	return v.action;
 }

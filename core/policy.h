@@ -109,8 +109,8 @@ int tg_policy_check_examples(const struct tg_policy *p, FILE *out);
 enum tg_action tg_policy_explain_exec(const struct tg_policy *p, char *const *argv, bool json, FILE *out);
 /* `txguard policy explain` for a signal: the verdict a command under txguard
  * would get for kill(pid, sig) of that process (outside the tree, since it
- * runs already), which rule, and why. */
-void tg_policy_explain_signal(const struct tg_policy *p, pid_t pid, int sig, bool json, FILE *out);
+ * runs already), which rule, and why. Returns the verdict's action. */
+enum tg_action tg_policy_explain_signal(const struct tg_policy *p, pid_t pid, int sig, bool json, FILE *out);
 /* `txguard policy explain` with no argv: the merged rule list and where each
  * rule came from (which file overrode which). */
 void tg_policy_dump(const struct tg_policy *p, bool json, FILE *out);

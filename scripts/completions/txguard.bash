@@ -18,7 +18,7 @@ _txguard_sub_opts()
 	run | "") echo "$_txguard_run_opts" ;;
 	learn) echo "-o --output $_txguard_run_opts" ;;
 	policy-check) echo "-p --policy --no-default-policy -h --help" ;;
-	policy-explain) echo "-p --policy --no-default-policy -w --workspace --json --path --op --connect --udp -h --help" ;;
+	policy-explain) echo "-p --policy --no-default-policy -w --workspace --json --path --op --connect --udp --signal -h --help" ;;
 	doctor) echo "--json -h --help" ;;
 	recover) echo "$ws --dry-run --force --json -h --help" ;;
 	diff | commit | rollback) echo "$ws -h --help" ;;

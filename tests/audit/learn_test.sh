@@ -11,7 +11,18 @@ command -v make >/dev/null && command -v cc >/dev/null || skip "needs make and c
 H="$TG_TMP/home" WS="$TG_TMP/ws" OUT="$TG_TMP/outside"
 mkdir -p "$H/.ssh" "$WS" "$OUT/prefix"
 echo "PRIVATE-$$" >"$H/.ssh/id_rsa"
-tgx() { (cd "$WS" && HOME="$H" TXGUARD_DEFAULT_POLICY_DIR="$TXGUARD_SOURCE_DIR/policy.d" "$TXGUARD" "$@"); }
+# -w: the build dir may lie in a git work tree (txguard's own), whose top
+# would otherwise be the workspace. Every form used here takes -w after
+# its subcommand words.
+tgx() {
+	case $1 in
+	policy) _sub="$1 $2"; shift 2 ;;
+	learn) _sub=$1; shift ;;
+	*) _sub= ;;
+	esac
+	# shellcheck disable=SC2086 # $_sub is one or two words
+	(cd "$WS" && HOME="$H" TXGUARD_DEFAULT_POLICY_DIR="$TXGUARD_SOURCE_DIR/policy.d" "$TXGUARD" $_sub -w "$WS" "$@")
+}
 ndecisions() {
 	python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(len(r["decisions"]), r["outcome"])' "$1"
 }

@@ -4,7 +4,9 @@
 # 1 deny or kill, 2 bad input; --json validates against
 # docs/schema/explain.schema.json.
 . "$(dirname "$0")/../lib/common.sh"
-# $HOME outside /tmp, which the default policy makes writable.
+# $HOME outside /tmp, which the default policy makes writable. The build
+# dir may lie in a git work tree (txguard's own), whose top would be the
+# default workspace: -w names the test's own.
 TMPDIR="${TXGUARD_BUILD_DIR:?}" tg_tmpdir
 H="$TG_TMP/home"
 mkdir -p "$H/.ssh" "$H/.cache" "$TG_TMP/ws"
@@ -20,7 +22,7 @@ rules:
     connect: {cidr: [10.0.0.0/8], ports: [443]}
 Y
 ex() { (cd "$TG_TMP/ws" && HOME="$H" TXGUARD_DEFAULT_POLICY_DIR="$TXGUARD_SOURCE_DIR/policy.d" \
-	"$TXGUARD" policy explain "$@"); }
+	"$TXGUARD" policy explain -w "$TG_TMP/ws" "$@"); }
 # q EXPECTED_RC FIELD... -- ARGS: run, check the exit status and that each
 # FIELD (a "key":"value" fragment) is in the JSON answer, validate it.
 n=0
@@ -82,6 +84,38 @@ q 2 -- --connect 1.2.3.4
 q 2 -- --connect 1.2.3.4:99999
 q 2 -- --udp
 q 2 -- --bogus-option
+# host names: judged by network: hosts: rules (the proxy), refused without
+cat >"$TG_TMP/hosts.yaml" <<'Y'
+network:
+  hosts:
+    allow: [pypi.org, "*.pythonhosted.org", "github.com:443"]
+    deny: [evil.pypi.org]
+Y
+q 0 '"address":"pypi.org:443"' '"enforced_by":"proxy"' '"rule":"network-hosts-allow"' -- -p "$TG_TMP/hosts.yaml" --connect pypi.org:443
+q 0 '"rule":"network-hosts-allow"' -- -p "$TG_TMP/hosts.yaml" --connect files.pythonhosted.org:443
+q 1 '"rule":"network-hosts-default-deny"' -- -p "$TG_TMP/hosts.yaml" --connect github.com:22
+q 1 '"rule":"network-hosts-deny"' -- -p "$TG_TMP/hosts.yaml" --connect evil.pypi.org:443
+q 1 '"rule":"network-hosts-default-deny"' -- -p "$TG_TMP/hosts.yaml" --connect example.com:443
+# with host rules, a direct connect to an address goes nowhere but the proxy
+q 1 '"rule":"network-hosts-proxy"' -- -p "$TG_TMP/hosts.yaml" --connect 192.0.2.7:443
+# a signal to a process that runs already (never of the tree): refused
+sleep 300 &
+victim=$!
+q 1 '"rule":"signal-outside-tree"' '"comm":"sleep"' '"signal":9' '"errno":"EPERM"' -- --signal "$victim"
+q 1 '"signal":15' -- --signal "$victim:15"
+cat >"$TG_TMP/proc.yaml" <<'Y'
+version: 1
+rules:
+  - id: may-signal-sleep
+    reason: the job restarts its own sleeper
+    action: allow
+    process: {program: [sleep]}
+Y
+q 0 '"verdict":"allow"' -- -p "$TG_TMP/proc.yaml" --signal "$victim"
+kill "$victim"
+q 2 -- --signal abc
+q 2 -- --signal 12:x
+q 2 -- --signal 1 --connect 1.2.3.4:5
 # every answer against the schema, in one python run
 rc=0
 xargs python3 "$TXGUARD_SOURCE_DIR/tests/audit/validate.py" explain <"$TG_TMP/answers" >/dev/null || rc=$?
