@@ -101,7 +101,10 @@ class Session(unittest.TestCase):
 
         lg = self.call("log")
         self.assertFalse(lg["isError"])
-        self.assertGreaterEqual(len(lg["structuredContent"]["runs"]), 2)
+        # Committed runs only, and a run that changed nothing (the denied
+        # exec) leaves no entry: the first run is the one to undo.
+        runs = lg["structuredContent"]["runs"]
+        self.assertEqual([(x["outcome"], x["counts"]["created"]) for x in runs], [("committed", 1)])
 
         u = self.call("undo")
         self.assertFalse(u["isError"], u)

@@ -445,7 +445,11 @@ def status(*, cwd: Optional[PathArg] = None, workspace: Optional[PathArg] = None
 def explain(cmd: Command, *, cwd: Optional[PathArg] = None, workspace: Optional[PathArg] = None,
             policy: Union[None, PathArg, Sequence[PathArg]] = None, no_default_policy: bool = False,
             txguard: Optional[PathArg] = None) -> Dict[str, Any]:
-    """`txguard policy explain --json -- ARGV`: the verdict an exec of cmd would get."""
+    """`txguard policy explain --json -- ARGV`: the verdict an exec of cmd would get.
+
+    Exit 0 (allow) and 1 (deny or kill) are both answers, returned with their
+    returncode; 2 (a question that cannot be asked) raises TxguardError.
+    """
     if isinstance(cmd, str):
         cmd = ["/bin/sh", "-c", cmd]
     args = ["policy", "explain", "--json"]
@@ -454,4 +458,4 @@ def explain(cmd: Command, *, cwd: Optional[PathArg] = None, workspace: Optional[
     if no_default_policy:
         args.append("--no-default-policy")
     return _subcommand(args + ["--"] + [os.fspath(c) for c in cmd], cwd=cwd, workspace=workspace,
-                       state_dir=None, txguard=txguard)
+                       state_dir=None, txguard=txguard, ok=(0, 1))
