@@ -31,7 +31,7 @@ if [ "${1:-}" = --unpriv ]; then
 	}
 fi
 runas "$TG_TMP/txguard" doctor 2>/dev/null | grep -qiE "^landlock: *abi [1-9]" ||
-	skip "needs Landlock (txguard doctor shows no Landlock ABI)"
+	skip_kernel "needs Landlock (txguard doctor shows no Landlock ABI)"
 
 # tg CASE [OPTIONS] -- CMD: run, keep rc, stderr, report and log as $O/CASE.*
 tg() {

@@ -19,7 +19,7 @@ need_root() { [ "$(id -u)" = 0 ] || skip "$case_ needs root"; }
 need_chattr() {
 	need_root
 	: >"$TG_TMP/probe"
-	chattr +a "$TG_TMP/probe" 2>/dev/null || skip "no inode flags (chattr) on $TG_TMP"
+	chattr +a "$TG_TMP/probe" 2>/dev/null || skip_kernel "no inode flags (chattr) on $TG_TMP"
 	chattr -a "$TG_TMP/probe"
 }
 as_nobody() {
@@ -101,7 +101,7 @@ libc = ctypes.CDLL(None, use_errno=True)
 if libc.renameat2(-100, b"a", -100, b"c", 4) != 0:
     sys.exit(100 + ctypes.get_errno())
 sys.exit(1)')
-	[ "$rc" != 122 ] && [ "$rc" != 195 ] || skip "RENAME_WHITEOUT not supported here (rc $rc)"
+	[ "$rc" != 122 ] && [ "$rc" != 195 ] || skip_kernel "RENAME_WHITEOUT not supported here (rc $rc)"
 	assert_eq "failed run" 1 "$rc"
 	[ -f "$ws/a" ] && [ ! -e "$ws/c" ] || fail "whiteout rename not undone: $(ls -la "$ws")"
 	assert_eq "a" a "$(cat "$ws/a")"
@@ -197,11 +197,11 @@ xattrs_all)
 		mkdir -p "$ws/d/sub"
 		touch "$ws/f" "$ws/gone"
 		printf '#!/bin/sh\n' >"$ws/tool"
-		setfacl -m u:1000:r "$ws/f" "$ws/gone" 2>/dev/null || skip "no ACLs on $TG_TMP"
+		setfacl -m u:1000:r "$ws/f" "$ws/gone" 2>/dev/null || skip_kernel "no ACLs on $TG_TMP"
 		setfacl -m u:1001:rwx "$ws/d/sub"
 		setfacl -d -m u:1000:rx "$ws/d/sub"
-		setfattr -n trusted.t -v 1 "$ws/f" || skip "no trusted.* xattrs here"
-		setcap cap_net_raw+ep "$ws/tool" || skip "cannot set file capabilities here"
+		setfattr -n trusted.t -v 1 "$ws/f" || skip_kernel "no trusted.* xattrs here"
+		setcap cap_net_raw+ep "$ws/tool" || skip_kernel "cannot set file capabilities here"
 		"$TG_TREEHASH" "$ws" >"$TG_TMP/before"
 		(cd "$ws" && getfacl -R . 2>/dev/null) >"$TG_TMP/acl.before"
 		rc=0
@@ -223,7 +223,7 @@ link_groups_other_fs)
 	# in the tree, or to the member it recreated).
 	sd=/dev/shm/txguard-edges-$$
 	trap 'rm -rf "$TG_TMP" "$sd"' EXIT
-	[ "$(stat -c %d /dev/shm)" != "$(stat -c %d "$ws")" ] || skip "/dev/shm is on the workspace's filesystem"
+	[ "$(stat -c %d /dev/shm)" != "$(stat -c %d "$ws")" ] || skip_kernel "/dev/shm is on the workspace's filesystem"
 	echo a >"$ws/a"; ln "$ws/a" "$ws/b"
 	echo c >"$ws/c"; ln "$ws/c" "$ws/d"; ln "$ws/c" "$ws/e"
 	"$TG_TREEHASH" "$ws" >"$TG_TMP/before"
@@ -321,10 +321,10 @@ fallocated)
 	# not as a hole, after a rollback and after an undo (XFS in the issue;
 	# ext4 and tmpfs show the same through SEEK_DATA); a sparse one stays
 	# sparse.
-	fallocate -l 1M "$ws/f" 2>/dev/null || skip "no fallocate on $TG_TMP"
+	fallocate -l 1M "$ws/f" 2>/dev/null || skip_kernel "no fallocate on $TG_TMP"
 	truncate -s 1M "$ws/sp"
 	want=$(stat -c %b "$ws/f")
-	[ "$((want * 512))" -ge 1048576 ] || skip "fallocate does not count blocks here"
+	[ "$((want * 512))" -ge 1048576 ] || skip_kernel "fallocate does not count blocks here"
 	assert_eq "failed run" 1 "$(code tg -- sh -c 'echo x >> f; echo y >> sp; exit 1')"
 	assert_eq "blocks after rollback" "$want" "$(stat -c %b "$ws/f")"
 	assert_eq "sparse stays sparse" 0 "$(stat -c %b "$ws/sp")"
@@ -346,8 +346,8 @@ unpriv)
 	}
 	hn() { sub=$1; shift; as_nobody "$TXGUARD" "$sub" --state-dir "$TG_TMP/home/st" -w "$ws" "$@"; }
 	as_nobody sh -c "echo x > '$ws/f'; ln '$ws/f' '$ws/g'; echo h > '$ws/h'"
-	as_nobody setfacl -m u:1000:r "$ws/h" 2>/dev/null || skip "no ACLs on $TG_TMP"
-	as_nobody setfattr -n user.a -v 1 "$ws/h" 2>/dev/null || skip "no user xattrs on $TG_TMP"
+	as_nobody setfacl -m u:1000:r "$ws/h" 2>/dev/null || skip_kernel "no ACLs on $TG_TMP"
+	as_nobody setfattr -n user.a -v 1 "$ws/h" 2>/dev/null || skip_kernel "no user xattrs on $TG_TMP"
 	assert_eq "rm f as nobody" 0 "$(code tgn -- rm f)"
 	assert_eq "undo as nobody" 0 "$(code hn undo)"
 	assert_eq "f g one group" "$(stat -c %i "$ws/g")" "$(stat -c %i "$ws/f")"

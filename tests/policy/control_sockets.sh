@@ -9,6 +9,7 @@
 # where it has none, that half is skipped with a line saying so.
 . "$(dirname "$0")/../lib/common.sh"
 [ "$(id -u)" = 0 ] || skip "the arena needs root"
+tg_need_arena
 tg_tmpdir
 
 out=$("$TXGUARD_SOURCE_DIR/scripts/arena" -- sh -c '

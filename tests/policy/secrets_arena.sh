@@ -8,8 +8,9 @@
 # it. A process started outside txguard keeps its environment to itself.
 . "$(dirname "$0")/../lib/common.sh"
 [ "$(id -u)" = 0 ] || skip "the arena needs root"
+tg_need_arena
 "$TXGUARD" doctor 2>&1 | grep -qE "^Landlock: +ABI [1-9]" ||
-	skip "no Landlock on this kernel: deny_read cannot be enforced (txguard refuses to run)"
+	skip_kernel "no Landlock on this kernel: deny_read cannot be enforced (txguard refuses to run)"
 
 out=$("$TXGUARD_SOURCE_DIR/scripts/arena" -- sh -c '
 	set -u

@@ -11,6 +11,7 @@
 # only the arena's own PID namespace is hurt.
 . "$(dirname "$0")/../lib/common.sh"
 [ "$(id -u)" = 0 ] || skip "the arena needs root"
+tg_need_arena
 tg_tmpdir
 
 out=$("$TXGUARD_SOURCE_DIR/scripts/arena" -- sh -c '
