@@ -68,6 +68,8 @@ assert_eq "-w FILE says so" "txguard: workspace $TG_TMP/afile is not a directory
 cd "$TG_TMP/plain" || fail "cd"
 assert_eq "bare word: exit 2" 2 "$(code "$TXGUARD" ls -l 2>"$TG_TMP/g.err")"
 assert_eq "bare word: did you mean" "txguard: 'ls' is not a subcommand; did you mean 'txguard -- ls ...'? (commands go after '--')" "$(cat "$TG_TMP/g.err")"
+# A run that changes nothing leaves no history entry: give log one to show.
+"$TXGUARD" -q "${P[@]}" -- sh -c 'echo x >logged' || fail "a run that writes in plain"
 assert_eq "-q log runs log" 0 "$(codeo "$TG_TMP/g.out" "$TXGUARD" -q log)"
 grep -q '^ID ' "$TG_TMP/g.out" || fail "-q log printed: $(cat "$TG_TMP/g.out")"
 assert_eq "unknown help topic: exit 2" 2 "$(code "$TXGUARD" help nosuch 2>"$TG_TMP/g.err")"

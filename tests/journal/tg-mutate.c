@@ -320,6 +320,10 @@ static int undo_newest(const char *dir, const char *state)
 		e = i < n ? tg_history_undo(sd, v[i].id, false) : -ENOENT;
 	if (e == 0 || e == -ENOENT)
 		tg_txinfo_free_all(v, n);
+	/* No committed run: the sequence added up to no change, and a run
+	 * that changes nothing leaves no history entry. The caller checks. */
+	if (e == -ENOENT)
+		return 4;
 	if (e < 0)
 		fprintf(stderr, "tg-mutate: undo: %s\n", strerror(-e));
 	return e < 0 ? 3 : 0;
