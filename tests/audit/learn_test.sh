@@ -6,7 +6,7 @@
 # ~/.ssh/id_rsa, and passes `policy check`. A failed run's draft says so.
 . "$(dirname "$0")/../lib/common.sh"
 # Not under /tmp: the default policy makes /tmp writable.
-TMPDIR="${TXGUARD_BUILD_DIR:?}" tg_tmpdir
+tg_tmpdir_outside
 command -v make >/dev/null && command -v cc >/dev/null || skip "needs make and cc"
 H="$TG_TMP/home" WS="$TG_TMP/ws" OUT="$TG_TMP/outside"
 mkdir -p "$H/.ssh" "$WS" "$OUT/prefix"

@@ -8,7 +8,7 @@
 . "$(dirname "$0")/../lib/common.sh"
 # Not under /tmp: the default policy makes /tmp writable, and $HOME must be
 # outside every writable place for these cases.
-TMPDIR="${TXGUARD_BUILD_DIR:?}" tg_tmpdir
+tg_tmpdir_outside
 chmod 755 "$TG_TMP"
 H="$TG_TMP/home"
 O="$TG_TMP/out"

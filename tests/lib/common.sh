@@ -37,6 +37,20 @@ assert_eq() {
 	fi
 }
 
+# tg_tmpdir_outside: tg_tmpdir outside every place the default policy makes
+# writable (/tmp, /var/tmp, /dev/shm), for tests whose "outside the
+# workspace" must really be read-only: the build dir, unless the project was
+# cloned under one of those (CI may), else /var/lib (as root).
+tg_tmpdir_outside() {
+	_base=$(cd "${TXGUARD_BUILD_DIR:?}" && pwd -P)
+	case $_base/ in
+	/tmp/* | /var/tmp/* | /dev/shm/*)
+		[ "$(id -u)" = 0 ] || skip "the build dir is in a writable place (/tmp...) and /var/lib needs root"
+		_base=/var/lib ;;
+	esac
+	TMPDIR=$_base tg_tmpdir
+}
+
 # A fresh temporary directory, removed when the test exits.
 tg_tmpdir() {
 	TG_TMP=$(mktemp -d "${TMPDIR:-/tmp}/txguard-test.XXXXXX")

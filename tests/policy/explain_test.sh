@@ -7,7 +7,7 @@
 # $HOME outside /tmp, which the default policy makes writable. The build
 # dir may lie in a git work tree (txguard's own), whose top would be the
 # default workspace: -w names the test's own.
-TMPDIR="${TXGUARD_BUILD_DIR:?}" tg_tmpdir
+tg_tmpdir_outside
 H="$TG_TMP/home"
 mkdir -p "$H/.ssh" "$H/.cache" "$TG_TMP/ws"
 echo k >"$H/.ssh/id_rsa"
