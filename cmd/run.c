@@ -366,7 +366,12 @@ static void on_result(void *ud, pid_t pid, long rval)
 static void say_unobserved(const struct run *r)
 {
 	const struct tg_report *rep = &r->report;
-	if (r->o->quiet || rep->exit_status == 0)
+	/* A run with a denial of its own has its explanation already, and one
+	 * that changed paths before failing got past its opens: the note is for
+	 * a failure that nothing else explains (a refused read fails early,
+	 * with nothing done). */
+	if (r->o->quiet || rep->exit_status == 0 || rep->ndenied || rep->nkilled ||
+	    (rep->changes && rep->changes->n > 0))
 		return;
 	for (size_t i = 0; i < rep->nunobserved; i++) {
 		const struct tg_unobserved *u = &rep->unobserved[i];
