@@ -365,7 +365,7 @@ def run(cmd: Command, *, cwd: Optional[PathArg] = None, workspace: Optional[Path
         wait_timeout = None if secs is None else secs + _TERM_WAIT
     with contextlib.ExitStack() as stack:
         approver_cmd = approver if approver is None or isinstance(approver, str) else \
-            stack.enter_context(CallbackServer(_sync_callback(approver))).command
+            stack.enter_context(_serve(approver)).command
         report_file = stack.enter_context(tempfile.TemporaryFile(prefix="txguard-report-"))
         fd = report_file.fileno()
         argv = build_argv(cmd, report_fd=fd, workspace=workspace, txguard=txguard, policy=policy,
@@ -409,6 +409,14 @@ def run(cmd: Command, *, cwd: Optional[PathArg] = None, workspace: Optional[Path
         raise CommandFailed(result.text.splitlines()[-1], returncode=result.returncode,
                             stderr=diag, result=result)
     return result
+
+
+def _serve(callback: Callable[[Dict[str, Any]], Any]) -> CallbackServer:
+    try:
+        return CallbackServer(_sync_callback(callback))
+    except OSError as e:
+        raise TxguardError(f"cannot serve the approver callback: {e}: set $TMPDIR to a short, "
+                           "writable directory") from e
 
 
 def _sync_callback(callback: Callable[[Dict[str, Any]], Any]) -> ApproverCallback:

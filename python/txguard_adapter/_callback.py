@@ -24,6 +24,7 @@ _LIMIT = 1 << 20
 # How long close() waits for a callback still deciding when the run ended
 # (txguard has given up on it already; the thread is a daemon and is left).
 _JOIN_WAIT = 5.0
+_SUN_PATH_MAX = 108
 
 
 def _json_string(s: str) -> str:
@@ -95,6 +96,10 @@ class CallbackServer:
         self._stop = threading.Event()
         self._dir = tempfile.mkdtemp(prefix="txguard-approver-")  # mode 0700
         self.path = os.path.join(self._dir, "approver.sock")
+        if len(os.fsencode(self.path)) >= _SUN_PATH_MAX and os.path.isdir("/tmp"):
+            os.rmdir(self._dir)   # a long $TMPDIR: a socket path must fit sun_path
+            self._dir = tempfile.mkdtemp(prefix="txguard-approver-", dir="/tmp")
+            self.path = os.path.join(self._dir, "approver.sock")
         self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             self._sock.bind(self.path)
