@@ -4,10 +4,12 @@ The tests that run txguard need $TXGUARD (meson's test environment sets it);
 tests/audit/adapter_test.sh runs them from `meson test --suite integration`.
 """
 import asyncio
+import json
 import os
 import sys
 import tempfile
 import textwrap
+import threading
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -28,6 +30,48 @@ POLICY = textwrap.dedent("""\
           match: ["adapter-forbidden"]
           not_match: ["true"]
     """)
+
+ASK_POLICY = textwrap.dedent("""\
+    version: 1
+    rules:
+      - id: adapter-test-ask
+        reason: touch needs a yes
+        action: ask
+        errno: EACCES
+        exec: {program: [touch]}
+        examples:
+          match: [touch x]
+          not_match: [ls]
+    """)
+
+
+class ApproverAnswers(unittest.TestCase):
+    """What a callback's result becomes on the answer line, no binary needed."""
+
+    def parse(self, result):
+        from txguard_adapter._callback import answer_line
+        line = answer_line(result)
+        self.assertTrue(line.endswith("\n") and "\n" not in line[:-1], line)
+        return json.loads(line)
+
+    def test_words_and_dicts(self):
+        self.assertEqual(self.parse("allow"), {"decision": "allow"})
+        self.assertEqual(self.parse("deny"), {"decision": "deny"})
+        self.assertEqual(self.parse({"decision": "allow", "remember": True, "reason": 'a "b" \\ c\nd'}),
+                         {"decision": "allow", "remember": True, "reason": 'a "b" \\ c d'})
+
+    def test_anything_else_is_a_deny_with_a_reason(self):
+        for bad in ("yes", True, None, 1, {"decision": "maybe"}, {"decision": "allow", "remember": "yes"},
+                    {"decision": "allow", "extra": 1}):
+            a = self.parse(bad)
+            self.assertEqual(a["decision"], "deny", bad)
+            self.assertIn("approver callback", a["reason"], bad)
+            self.assertNotIn("remember", a, bad)
+
+    def test_string_and_callable_approvers_in_argv(self):
+        argv = build_argv(["true"], report_fd=3, txguard="t", approver="ok", approver_timeout="2m")
+        self.assertEqual(argv[argv.index("--approver") + 1], "ok")
+        self.assertEqual(argv[argv.index("--approver-timeout") + 1], "2m")
 
 
 class BuildArgv(unittest.TestCase):
@@ -226,6 +270,107 @@ class Run(unittest.TestCase):
             return
         r = self.run_tg(["true"], approver="/bin/true")
         self.assertTrue(r.ok)
+
+
+@unittest.skipUnless(os.environ.get("TXGUARD"), "needs $TXGUARD (run through meson test)")
+class ApproverCallback(unittest.TestCase):
+    """run(approver=callable): `action: ask` answered by Python, served for the run."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory(prefix="txguard-adapter-")
+        self.ws = os.path.join(self.tmp.name, "ws")
+        os.mkdir(self.ws)
+        self.policy = os.path.join(self.tmp.name, "ask.yaml")
+        with open(self.policy, "w") as f:
+            f.write(ASK_POLICY)
+        os.environ["TXGUARD_STATE_DIR"] = os.path.join(self.tmp.name, "state")
+        # The server's private directory goes here: the test sees it cleaned up.
+        self.tempdir = os.path.join(self.tmp.name, "t")
+        os.mkdir(self.tempdir)
+        self.old_tempdir, tempfile.tempdir = tempfile.tempdir, self.tempdir
+        self.questions = []
+
+    def tearDown(self):
+        tempfile.tempdir = self.old_tempdir
+        os.environ.pop("TXGUARD_STATE_DIR", None)
+        self.tmp.cleanup()
+
+    def run_tg(self, approver, **opts):
+        r = run(["sh", "-c", "touch a; touch b"], cwd=self.ws, no_default_policy=True,
+                policy=self.policy, approver=approver, approver_timeout="20s", **opts)
+        self.assertEqual(os.listdir(self.tempdir), [], "the approver's socket directory is left")
+        self.assertNotIn("txguard-approver", [t.name for t in threading.enumerate()])
+        return r
+
+    def asks(self, answer):
+        def callback(decision):
+            self.questions.append(decision)
+            if isinstance(answer, BaseException):
+                raise answer
+            return answer
+        return callback
+
+    def decisions(self, r):
+        return [(d["action"], d.get("decided_by"), d["rule"]) for d in r.report["decisions"]]
+
+    def test_allow(self):
+        r = self.run_tg(self.asks("allow"))
+        self.assertEqual((r.returncode, r.outcome), (0, "committed"), r.text)
+        self.assertTrue(os.path.exists(os.path.join(self.ws, "a")))
+        self.assertTrue(os.path.exists(os.path.join(self.ws, "b")))
+        self.assertEqual(self.decisions(r), [("allow", "approver", "adapter-test-ask")] * 2)
+        self.assertEqual(len(self.questions), 2)
+        q = self.questions[0]
+        self.assertEqual((q["rule"], q["op"], q["argv"]), ("adapter-test-ask", "exec", ["touch", "a"]))
+        self.assertEqual(q["workspace"], os.path.realpath(self.ws))
+
+    def test_remember_and_reason(self):
+        r = self.run_tg(self.asks({"decision": "allow", "remember": True, "reason": "ok by the test"}))
+        self.assertEqual((r.returncode, r.outcome), (0, "committed"), r.text)
+        self.assertEqual(len(self.questions), 1)
+        self.assertEqual(r.report["decisions"][0]["reason"], "ok by the test")
+
+    def test_deny(self):
+        r = self.run_tg(self.asks({"decision": "deny", "reason": "not today"}))
+        self.assertNotEqual(r.returncode, 0)
+        self.assertFalse(os.path.exists(os.path.join(self.ws, "a")))
+        self.assertEqual(self.decisions(r), [("deny", "approver", "adapter-test-ask")] * 2)
+        self.assertEqual(r.denials[0].reason, "not today")
+
+    def test_a_callback_that_raises_denies(self):
+        r = self.run_tg(self.asks(RuntimeError("boom")))
+        self.assertNotEqual(r.returncode, 0)
+        self.assertFalse(os.path.exists(os.path.join(self.ws, "a")))
+        self.assertEqual(self.decisions(r)[0][0], "deny")
+        self.assertIn("raised RuntimeError: boom", r.report["decisions"][0]["reason"])
+
+    def test_a_wrong_answer_denies(self):
+        r = self.run_tg(self.asks(True))
+        self.assertFalse(os.path.exists(os.path.join(self.ws, "a")))
+        self.assertEqual(self.decisions(r)[0][0], "deny")
+        self.assertIn("returned a bool", r.report["decisions"][0]["reason"])
+
+    def test_async_callback_on_the_event_loop(self):
+        async def callback(decision):
+            self.questions.append((decision["argv"], threading.current_thread() is threading.main_thread()))
+            await asyncio.sleep(0)
+            return "allow"
+
+        async def main():
+            return await txguard_adapter.run_async(
+                ["sh", "-c", "touch a; touch b"], cwd=self.ws, no_default_policy=True,
+                policy=self.policy, approver=callback)
+        r = asyncio.run(main())
+        self.assertEqual((r.returncode, r.outcome), (0, "committed"), r.text)
+        self.assertEqual(self.questions, [(["touch", "a"], True), (["touch", "b"], True)])
+        self.assertEqual(os.listdir(self.tempdir), [])
+
+    def test_an_async_callback_in_run_denies(self):
+        async def callback(decision):
+            return "allow"
+        r = self.run_tg(callback)
+        self.assertFalse(os.path.exists(os.path.join(self.ws, "a")))
+        self.assertIn("use run_async()", r.report["decisions"][0]["reason"])
 
 
 if __name__ == "__main__":

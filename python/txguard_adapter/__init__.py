@@ -21,13 +21,20 @@ workspace or cwd, a policy with errors (.policy_errors lists each as
 "file:line:col: message"), a setup failure (.result has its report); and,
 with check=True, when the command failed (CommandFailed, with .result).
 
+run(approver=callback) answers the policy's `action: ask` rules in Python:
+callback(decision) returns "allow", "deny" or {"decision": ..., "remember":
+True, "reason": ...}; it is served from a thread for the run, and an exception
+or any other result denies the call.
+
 undo(), log(), status() and explain() wrap the subcommands of the same
-names; run_async() is run() for asyncio. `python -m txguard_adapter.mcp`
+names; run_async() is run() for asyncio (its approver callback may be async). `python -m txguard_adapter.mcp`
 serves run_command, undo, log and explain to MCP clients.
 """
 
 import asyncio
+import contextlib
 import functools
+import inspect
 import json
 import os
 import re
@@ -35,11 +42,14 @@ import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
+
+from ._callback import ApproverAnswer, ApproverCallback, CallbackServer
 
 __all__ = [
     "run", "run_async", "undo", "log", "status", "explain", "build_argv", "find_txguard",
-    "Result", "Denial", "TxguardError", "CommandFailed", "DEFAULT_TIMEOUT",
+    "Result", "Denial", "TxguardError", "CommandFailed", "DEFAULT_TIMEOUT", "Approver",
+    "ApproverAnswer",
 ]
 
 # A command that never ends blocks the agent that called it: bound it.
@@ -49,6 +59,8 @@ _TERM_WAIT = 60.0
 
 Command = Union[str, Sequence[Union[str, "os.PathLike[str]"]]]
 PathArg = Union[str, "os.PathLike[str]"]
+# A shell command (txguard's --approver CMD) or a callback (see run()).
+Approver = Union[str, ApproverCallback]
 
 _DENIAL_PREFIXES = ("txguard: denied ", "txguard: killed the tree at ", "txguard: would deny ",
                     "txguard: would kill the tree at ")
@@ -189,6 +201,7 @@ def build_argv(cmd: Command, *, report_fd: int, workspace: Optional[PathArg] = N
                txguard: Optional[PathArg] = None, policy: Union[None, PathArg, Sequence[PathArg]] = None,
                no_default_policy: bool = False, state_dir: Optional[PathArg] = None,
                timeout: Union[None, int, float, str] = None, approver: Optional[str] = None,
+               approver_timeout: Union[None, int, float, str] = None,
                rollback_on: Union[None, str, Sequence[int]] = None, audit_only: bool = False,
                strip_secrets: bool = False, env_allow: Sequence[str] = (), env_deny: Sequence[str] = (),
                max_procs: Optional[int] = None, memory_limit: Optional[str] = None,
@@ -217,7 +230,8 @@ def build_argv(cmd: Command, *, report_fd: int, workspace: Optional[PathArg] = N
         argv.append("--no-default-policy")
     if state_dir is not None:
         argv += ["--state-dir", os.fspath(state_dir)]
-    for flag, dur in (("--timeout", timeout), ("--kill-after", kill_after), ("--grace", grace)):
+    for flag, dur in (("--timeout", timeout), ("--kill-after", kill_after), ("--grace", grace),
+                      ("--approver-timeout", approver_timeout)):
         if dur is not None:
             argv += [flag, _duration(dur)]
     if approver is not None:
@@ -318,7 +332,7 @@ def _result(proc_rc: int, report: Dict[str, Any], stdout: Optional[str], stderr:
 def run(cmd: Command, *, cwd: Optional[PathArg] = None, workspace: Optional[PathArg] = None,
         timeout: Union[None, int, float, str] = DEFAULT_TIMEOUT, check: bool = False,
         policy: Union[None, PathArg, Sequence[PathArg]] = None,
-        env: Optional[Mapping[str, str]] = None, approver: Optional[str] = None,
+        env: Optional[Mapping[str, str]] = None, approver: Optional[Approver] = None,
         input: Union[None, str, bytes] = None, merge_output: bool = False,
         txguard: Optional[PathArg] = None, wait_timeout: Optional[float] = None,
         **options: Any) -> Result:
@@ -330,7 +344,13 @@ def run(cmd: Command, *, cwd: Optional[PathArg] = None, workspace: Optional[Path
     timeout: seconds or "5m" (default 600 s; None: no bound). check: raise
     CommandFailed unless the command exited 0 and its changes were kept.
     policy: extra policy file(s). env: the command's environment. approver:
-    passed to txguard as --approver (needs a txguard that has it). input: fed
+    who answers the policy's `action: ask` rules: a shell command, passed to
+    txguard as --approver; or a callable taking the pending decision (a dict:
+    rule, reason, op, path, argv...) and returning "allow", "deny" or a dict
+    {"decision": "allow"|"deny", "remember": True, "reason": "..."}, served
+    from a thread of this process for the run (one question at a time; if it
+    raises or returns anything else the call is denied, the reason says why;
+    approver_timeout="5m" gives a human longer than txguard's 30 s). input: fed
     to stdin (else /dev/null: txguard is headless). merge_output: stderr into
     stdout, in order, as .output. wait_timeout: how long to wait for txguard
     itself (default timeout + 60 s); past it txguard gets SIGTERM, rolls back
@@ -343,10 +363,13 @@ def run(cmd: Command, *, cwd: Optional[PathArg] = None, workspace: Optional[Path
     if wait_timeout is None and timeout is not None:
         secs = _seconds(timeout)
         wait_timeout = None if secs is None else secs + _TERM_WAIT
-    with tempfile.TemporaryFile(prefix="txguard-report-") as report_file:
+    with contextlib.ExitStack() as stack:
+        approver_cmd = approver if approver is None or isinstance(approver, str) else \
+            stack.enter_context(_serve(approver)).command
+        report_file = stack.enter_context(tempfile.TemporaryFile(prefix="txguard-report-"))
         fd = report_file.fileno()
         argv = build_argv(cmd, report_fd=fd, workspace=workspace, txguard=txguard, policy=policy,
-                          timeout=timeout, approver=approver, **options)
+                          timeout=timeout, approver=approver_cmd, **options)
         try:
             proc = subprocess.Popen(
                 argv, stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
@@ -388,9 +411,45 @@ def run(cmd: Command, *, cwd: Optional[PathArg] = None, workspace: Optional[Path
     return result
 
 
+def _serve(callback: Callable[[Dict[str, Any]], Any]) -> CallbackServer:
+    try:
+        return CallbackServer(_sync_callback(callback))
+    except OSError as e:
+        raise TxguardError(f"cannot serve the approver callback: {e}: set $TMPDIR to a short, "
+                           "writable directory") from e
+
+
+def _sync_callback(callback: Callable[[Dict[str, Any]], Any]) -> ApproverCallback:
+    """A callback run() can call from its thread; a coroutine it cannot await is a deny."""
+    def call(decision: Dict[str, Any]) -> ApproverAnswer:
+        answer = callback(decision)
+        if inspect.isawaitable(answer):
+            if inspect.iscoroutine(answer):
+                answer.close()
+            raise TypeError("the callback is async: use run_async()")
+        return answer
+    return call
+
+
+async def _await(answer: Any) -> Any:
+    return await answer
+
+
 async def run_async(cmd: Command, **kwargs: Any) -> Result:
-    """run() for asyncio: the same arguments, run in the default executor."""
+    """run() for asyncio: the same arguments, run in the default executor.
+
+    An approver callback may be async here: it is awaited on this event loop
+    (the call under txguard waits meanwhile); a plain one runs in run()'s thread.
+    """
     loop = asyncio.get_running_loop()
+    callback = kwargs.get("approver")
+    if callable(callback):
+        def on_loop(decision: Dict[str, Any]) -> Any:
+            answer = callback(decision)
+            if inspect.isawaitable(answer):
+                return asyncio.run_coroutine_threadsafe(_await(answer), loop).result()
+            return answer
+        kwargs["approver"] = on_loop
     return await loop.run_in_executor(None, functools.partial(run, cmd, **kwargs))
 
 
