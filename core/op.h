@@ -50,6 +50,7 @@ struct tg_proc_victim {
 	pid_t pid;
 	long uid;                /* real uid, -1 unknown */
 	char comm[16];           /* /proc/PID/comm: the program's name */
+	char cgroup[256];        /* cgroup path (tg_read_proc_cgroup), "" unknown or too long */
 };
 
 struct tg_proc_target {

@@ -71,6 +71,7 @@ void tg_rule_free(struct tg_rule *r)
 	free(r->conn.ports);
 	tg_strlist_clear(&r->proc.program);
 	free(r->proc.uids);
+	tg_strlist_clear(&r->proc.cgroup);
 	examples_free(r->match, r->nmatch);
 	examples_free(r->not_match, r->nnot_match);
 	free(r);
@@ -760,7 +761,7 @@ void tg_policy_dump(const struct tg_policy *p, bool json, FILE *out)
 
 /* ---- explain a signal ------------------------------------------------------------ */
 
-/* The program name and real uid of pid, as the tracer reads them. */
+/* The program name, real uid and cgroup of pid, as the tracer reads them. */
 static void read_victim(pid_t pid, struct tg_proc_victim *v)
 {
 	char path[64];
@@ -779,6 +780,7 @@ static void read_victim(pid_t pid, struct tg_proc_victim *v)
 		if (u)
 			v->uid = strtol(u + 5, NULL, 10);
 	}
+	tg_read_proc_cgroup(pid, v->cgroup, sizeof(v->cgroup));
 }
 
 enum tg_action tg_policy_explain_signal(const struct tg_policy *p, pid_t pid, int sig, bool json, FILE *out)

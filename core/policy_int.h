@@ -77,6 +77,7 @@ struct tg_process_match {
 	struct tg_strlist program;      /* globs on the program name (/proc/PID/comm) */
 	long *uids;
 	size_t nuids;
+	struct tg_strlist cgroup;       /* path globs on the cgroup (tg_read_proc_cgroup) */
 };
 
 struct tg_example {

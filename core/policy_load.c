@@ -643,6 +643,19 @@ static void uid_item(struct ld *ld, const struct ynode *n, void *data)
 	v[pm->nuids++] = (long)u;
 }
 
+/* A glob on a cgroup path as /proc/PID/cgroup shows it ("/system.slice/x.service"). */
+static void cgroup_item(struct ld *ld, const struct ynode *n, void *data)
+{
+	struct tg_process_match *pm = data;
+	if (n->s[0] != '/') {
+		ERR(ld, n, "bad cgroup '%s' (expected a path like /system.slice/NAME.service)", n->s);
+		return;
+	}
+	check_glob(ld, n, n->s);
+	if (tg_strlist_push(&pm->cgroup, n->s) < 0)
+		ERR(ld, n, "out of memory");
+}
+
 static void process_pair(struct ld *ld, const struct ynode *k, const struct ynode *v, void *data)
 {
 	struct tg_process_match *pm = data;
@@ -650,8 +663,10 @@ static void process_pair(struct ld *ld, const struct ynode *k, const struct ynod
 		take_list(ld, v, k->s, LIST_GLOB, &pm->program);
 	else if (strcmp(k->s, "uid") == 0)
 		for_items(ld, v, k->s, uid_item, pm);
+	else if (strcmp(k->s, "cgroup") == 0)
+		for_items(ld, v, k->s, cgroup_item, pm);
 	else
-		ERR(ld, k, "unknown key '%s' in process (expected program, uid)", k->s);
+		ERR(ld, k, "unknown key '%s' in process (expected program, uid, cgroup)", k->s);
 }
 
 /* ---- examples ---------------------------------------------------------- */
@@ -833,8 +848,9 @@ static void rule_validate(struct ld *ld, struct rule_ctx *c, const struct ynode 
 	if (r->kind == TG_RULE_PROCESS && c->has_action && r->action != TG_ACT_ALLOW)
 		ERR(ld, c->action_node, "process rules name outside processes the command may act on: "
 		                        "only action: allow");
-	if (r->kind == TG_RULE_PROCESS && c->nmatchers == 1 && !r->proc.program.n && !r->proc.nuids)
-		ERR(ld, c->matcher_node, "process rule '%s' needs program or uid", r->id);
+	if (r->kind == TG_RULE_PROCESS && c->nmatchers == 1 && !r->proc.program.n && !r->proc.nuids &&
+	    !r->proc.cgroup.n)
+		ERR(ld, c->matcher_node, "process rule '%s' needs program, uid or cgroup", r->id);
 }
 
 static struct tg_rule *find_rule(struct tg_policy *p, const char *id, size_t *idx)

@@ -456,12 +456,15 @@ static void set_builtin(struct tg_verdict *out, enum tg_action a, int err, const
 
 static bool victim_matches(const struct tg_process_match *m, const struct tg_proc_victim *v)
 {
-	bool name = m->program.n == 0, uid = m->nuids == 0;
+	bool name = m->program.n == 0, uid = m->nuids == 0, cg = m->cgroup.n == 0;
 	for (size_t i = 0; i < m->program.n && !name; i++)
 		name = v->comm[0] && gmatch(m->program.v[i], v->comm, TG_GLOB_STRING, false);
 	for (size_t i = 0; i < m->nuids && !uid; i++)
 		uid = v->uid == m->uids[i];
-	return name && uid;
+	/* Path globs: '*' stays within one level, '**' reaches below. */
+	for (size_t i = 0; i < m->cgroup.n && !cg; i++)
+		cg = v->cgroup[0] && gmatch(m->cgroup.v[i], v->cgroup, TG_GLOB_PATH, false);
+	return name && uid && cg;
 }
 
 /* An allow rule covers a call when it names every outside process the call
@@ -506,7 +509,8 @@ static void process_default(const struct tg_match_env *env, const struct tg_op *
 		set_builtin(out, TG_ACT_DENY, EPERM, "process-outside-tree", process_reason);
 }
 
-/* "node", "node uid=1000": an outside process for `policy check`. */
+/* "node", "node uid=1000", "node cgroup=/user.slice/x.scope uid=1000": an
+ * outside process for `policy check`. */
 int tg_example_process_op(const char *text, struct tg_op *op)
 {
 	struct tg_proc_victim *v = &op->proc.victims[0];
@@ -523,13 +527,21 @@ int tg_example_process_op(const char *text, struct tg_op *op)
 	if (l == 0 || l >= sizeof(v->comm))
 		return -EINVAL;
 	memcpy(v->comm, text, l);
-	if (sp) {
+	while (sp) {
+		const char *w = sp + 1;
 		char *end = NULL;
-		if (strncmp(sp, " uid=", 5) != 0)
+		sp = strchr(w, ' ');
+		size_t wl = sp ? (size_t)(sp - w) : strlen(w);
+		if (strncmp(w, "uid=", 4) == 0) {
+			v->uid = strtol(w + 4, &end, 10);
+			if (end == w + 4 || end != w + wl)
+				return -EINVAL;
+		} else if (strncmp(w, "cgroup=/", 8) == 0 && wl - 7 < sizeof(v->cgroup)) {
+			memcpy(v->cgroup, w + 7, wl - 7);
+			v->cgroup[wl - 7] = '\0';
+		} else {
 			return -EINVAL;
-		v->uid = strtol(sp + 5, &end, 10);
-		if (end == sp + 5 || *end)
-			return -EINVAL;
+		}
 	}
 	return 0;
 }

@@ -424,6 +424,7 @@ static void add_victim(struct tg_proc_target *pt, pid_t pid)
 		if (u)
 			v->uid = strtol(u + 5, NULL, 10);
 	}
+	tg_read_proc_cgroup(pid, v->cgroup, sizeof(v->cgroup));
 }
 
 static bool exists(pid_t pid)

@@ -162,6 +162,63 @@ int tg_read_file(const char *path, char **out, size_t *len, size_t max)
 	return 0;
 }
 
+/* How many lines of /proc/PID/cgroup ("ID:CONTROLLERS:PATH") are the
+ * unified hierarchy's ("0::PATH"), or systemd's named v1 one; *path and
+ * *len point at the last one's path. */
+static int cgroup_lines(const char *text, bool unified, const char **path, size_t *len)
+{
+	static const char sd[] = "name=systemd";
+	int found = 0;
+	for (const char *l = text; *l;) {
+		const char *nl = strchr(l, '\n');
+		const char *end = nl ? nl : l + strlen(l);
+		const char *c1 = memchr(l, ':', (size_t)(end - l));
+		const char *c2 = c1 ? memchr(c1 + 1, ':', (size_t)(end - c1 - 1)) : NULL;
+		bool hit = false;
+		if (c2 && unified)
+			hit = c1 == l + 1 && l[0] == '0' && c2 == c1 + 1;
+		else if (c2)
+			hit = (size_t)(c2 - c1 - 1) == strlen(sd) && memcmp(c1 + 1, sd, strlen(sd)) == 0;
+		if (hit) {
+			found++;
+			*path = c2 + 1;
+			*len = (size_t)(end - c2 - 1);
+		}
+		if (!nl)
+			break;
+		l = nl + 1;
+	}
+	return found;
+}
+
+int tg_cgroup_from_text(const char *text, char *out, size_t size)
+{
+	const char *p = NULL;
+	size_t len = 0;
+	if (size)
+		out[0] = '\0';
+	/* v2 and hybrid machines: the unified line; v1-only: systemd's. */
+	int n = cgroup_lines(text, true, &p, &len);
+	if (n == 0)
+		n = cgroup_lines(text, false, &p, &len);
+	if (n != 1 || len == 0 || len >= size || p[0] != '/')
+		return -ENOENT;
+	memcpy(out, p, len);
+	out[len] = '\0';
+	return 0;
+}
+
+int tg_read_proc_cgroup(pid_t pid, char *out, size_t size)
+{
+	char path[64];
+	_cleanup_free_ char *buf = NULL;
+	if (size)
+		out[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
+	int r = tg_read_file(path, &buf, NULL, 1 << 16);
+	return r < 0 ? r : tg_cgroup_from_text(buf, out, size);
+}
+
 uint64_t tg_now_ns(void)
 {
 	struct timespec ts;

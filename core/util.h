@@ -89,6 +89,17 @@ int tg_read_all(int fd, void *buf, size_t len, size_t *got);
 /* Read a whole small file (e.g. /proc/PID/cmdline) into a malloc'd buffer. */
 int tg_read_file(const char *path, char **out, size_t *len, size_t max);
 
+/* The cgroup path of a process from the text of /proc/PID/cgroup: the
+ * unified (v2) hierarchy's "0::PATH" line; on a v1-only machine, which has
+ * none, the "N:name=systemd:PATH" line (the hierarchy systemd places
+ * services in). Copies it into out; returns 0, or -ENOENT when the text
+ * has neither line, names one twice (a cgroup name holding a newline
+ * could forge a line) or the path does not fit: callers then leave the
+ * path unknown, which no rule matches. */
+int tg_cgroup_from_text(const char *text, char *out, size_t size);
+/* The same, read from /proc/PID/cgroup. */
+int tg_read_proc_cgroup(pid_t pid, char *out, size_t size);
+
 /* Monotonic clock in nanoseconds, and wall clock as an RFC 3339 UTC string
  * with milliseconds ("2026-11-30T16:30:00.123Z") written into buf[32]. */
 uint64_t tg_now_ns(void);

@@ -112,6 +112,30 @@ rules:
     process: {program: [sleep]}
 Y
 q 0 '"verdict":"allow"' -- -p "$TG_TMP/proc.yaml" --signal "$victim"
+# by cgroup: the sleeper's own (the unified "0::" line, else systemd's v1
+# one, as txguard reads it), glob characters escaped, quotes doubled for YAML
+cg=$(sed -n 's/^0:://p' "/proc/$victim/cgroup")
+[ -n "$cg" ] || cg=$(sed -n 's/^[0-9]*:name=systemd://p' "/proc/$victim/cgroup")
+if [ -n "$cg" ] && [ "$(printf '%s\n' "$cg" | wc -l)" = 1 ]; then
+	pat=$(printf '%s' "$cg" | sed -e 's/[][*?\\]/\\&/g' -e "s/'/''/g")
+	for c in "'$pat'" "'/txguard-no-such.slice/**'"; do
+		cat >"$TG_TMP/cg.yaml" <<Y
+version: 1
+rules:
+  - id: may-signal-cgroup
+    reason: the job restarts what runs in this cgroup
+    action: allow
+    process: {cgroup: [$c]}
+Y
+		if [ "$c" = "'$pat'" ]; then
+			q 0 '"verdict":"allow"' '"rule":"may-signal-cgroup"' -- -p "$TG_TMP/cg.yaml" --signal "$victim"
+		else
+			q 1 '"rule":"signal-outside-tree"' -- -p "$TG_TMP/cg.yaml" --signal "$victim"
+		fi
+	done
+else
+	echo "note: /proc/$victim/cgroup shows no cgroup path; the cgroup questions were not asked"
+fi
 kill "$victim"
 q 2 -- --signal abc
 q 2 -- --signal 12:x
