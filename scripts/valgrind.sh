@@ -112,7 +112,8 @@ vg recover 0 recover -w "$tmp/ws" --state-dir "$tmp/state"
 
 # Policy and history subcommands.
 vg policy-check 0 policy check --no-default-policy -p "$policy_dir"
-vg policy-explain 0 policy explain --no-default-policy -p "$policy_dir" -- rm -rf /
+# policy explain exits 1 for a deny or kill (0 allow, 2 a bad question).
+vg policy-explain 1 policy explain --no-default-policy -p "$policy_dir" -- rm -rf /
 fresh_ws
 "$TXGUARD" --no-default-policy -p "$tmp/policy.yaml" -q -w "$tmp/ws" --state-dir "$tmp/state" -- sh -c 'echo y >f2; rm f3' || true
 TXGUARD_STATE_DIR=$tmp/state vg history-log 0 log -w "$tmp/ws" --json
