@@ -761,28 +761,6 @@ void tg_policy_dump(const struct tg_policy *p, bool json, FILE *out)
 
 /* ---- explain a signal ------------------------------------------------------------ */
 
-/* The program name, real uid and cgroup of pid, as the tracer reads them. */
-static void read_victim(pid_t pid, struct tg_proc_victim *v)
-{
-	char path[64];
-	_cleanup_free_ char *buf = NULL;
-	size_t len;
-	v->pid = pid;
-	v->uid = -1;
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	if (tg_read_file(path, &buf, &len, 64) == 0)
-		snprintf(v->comm, sizeof(v->comm), "%.*s", (int)strcspn(buf, "\n"), buf);
-	free(buf);
-	buf = NULL;
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	if (tg_read_file(path, &buf, &len, 1 << 16) == 0) {
-		const char *u = strstr(buf, "\nUid:");
-		if (u)
-			v->uid = strtol(u + 5, NULL, 10);
-	}
-	tg_read_proc_cgroup(pid, v->cgroup, sizeof(v->cgroup));
-}
-
 enum tg_action tg_policy_explain_signal(const struct tg_policy *p, pid_t pid, int sig, bool json, FILE *out)
 {
 	char cwd[PATH_MAX];
@@ -795,7 +773,7 @@ enum tg_action tg_policy_explain_signal(const struct tg_policy *p, pid_t pid, in
 	op.proc.sig = sig;
 	/* Seen from a command under txguard, a process that already runs is
 	 * never one of its tree. */
-	read_victim(pid, &op.proc.victims[0]);
+	tg_proc_victim_read(pid, &op.proc.victims[0]);
 	op.proc.nvictims = 1;
 	tg_policy_decide_env(&env, &op, &v);
 	const struct tg_proc_victim *t = &op.proc.victims[0];

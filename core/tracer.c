@@ -406,25 +406,7 @@ static void add_victim(struct tg_proc_target *pt, pid_t pid)
 		return;
 	}
 	struct tg_proc_victim *v = &pt->victims[pt->nvictims++];
-	char path[64];
-	_cleanup_free_ char *buf = NULL;
-	size_t len;
-	v->pid = pid;
-	v->uid = -1;
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	if (tg_read_file(path, &buf, &len, 64) == 0) {
-		len = strcspn(buf, "\n");
-		snprintf(v->comm, sizeof(v->comm), "%.*s", (int)len, buf);
-	}
-	free(buf);
-	buf = NULL;
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	if (tg_read_file(path, &buf, &len, 1 << 16) == 0) {
-		const char *u = strstr(buf, "\nUid:");
-		if (u)
-			v->uid = strtol(u + 5, NULL, 10);
-	}
-	tg_read_proc_cgroup(pid, v->cgroup, sizeof(v->cgroup));
+	tg_proc_victim_read(pid, v);
 }
 
 static bool exists(pid_t pid)

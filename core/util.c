@@ -345,3 +345,24 @@ const char *tg_op_kind_name(enum tg_op_kind kind)
 		return names[kind];
 	return "unknown";
 }
+
+void tg_proc_victim_read(pid_t pid, struct tg_proc_victim *v)
+{
+	char path[64];
+	_cleanup_free_ char *buf = NULL;
+	size_t len;
+	v->pid = pid;
+	v->uid = -1;
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	if (tg_read_file(path, &buf, &len, 64) == 0)
+		snprintf(v->comm, sizeof(v->comm), "%.*s", (int)strcspn(buf, "\n"), buf);
+	free(buf);
+	buf = NULL;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (tg_read_file(path, &buf, &len, 1 << 16) == 0) {
+		const char *u = strstr(buf, "\nUid:");
+		if (u)
+			v->uid = strtol(u + 5, NULL, 10);
+	}
+	tg_read_proc_cgroup(pid, v->cgroup, sizeof(v->cgroup));
+}

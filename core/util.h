@@ -100,6 +100,11 @@ int tg_cgroup_from_text(const char *text, char *out, size_t size);
 /* The same, read from /proc/PID/cgroup. */
 int tg_read_proc_cgroup(pid_t pid, char *out, size_t size);
 
+/* The program name, real uid and cgroup of pid (op.h): what the process
+ * rules match an outside target by. Unreadable fields stay empty (uid -1). */
+struct tg_proc_victim;
+void tg_proc_victim_read(pid_t pid, struct tg_proc_victim *v);
+
 /* Monotonic clock in nanoseconds, and wall clock as an RFC 3339 UTC string
  * with milliseconds ("2026-11-30T16:30:00.123Z") written into buf[32]. */
 uint64_t tg_now_ns(void);
