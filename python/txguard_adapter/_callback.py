@@ -17,10 +17,11 @@ import tempfile
 import threading
 from typing import Any, Callable, Dict, Mapping, Union
 
+from ._approve import _read_all
+
 ApproverAnswer = Union[str, Mapping[str, Any]]
 ApproverCallback = Callable[[Dict[str, Any]], ApproverAnswer]
 
-_LIMIT = 1 << 20
 # How long close() waits for a callback still deciding when the run ended
 # (txguard has given up on it already; the thread is a daemon and is left).
 _JOIN_WAIT = 5.0
@@ -125,23 +126,10 @@ class CallbackServer:
                 if self._stop.is_set():
                     return
                 try:
-                    question = self._read(conn)
+                    question = _read_all(conn)
                     conn.sendall(_ask(self._callback, question).encode("utf-8"))
                 except (OSError, ValueError):
                     continue   # the relay went away (txguard's timeout): it denies
-
-    @staticmethod
-    def _read(conn: socket.socket) -> bytes:
-        chunks = []
-        size = 0
-        while True:
-            data = conn.recv(65536)
-            if not data:
-                return b"".join(chunks)
-            size += len(data)
-            if size > _LIMIT:
-                raise ValueError("question too long")
-            chunks.append(data)
 
     def close(self) -> None:
         if self._stop.is_set():
