@@ -615,6 +615,20 @@ static size_t explain_matched(const struct tg_policy *p, const struct tg_match_e
 	return nm;
 }
 
+/* The verdict's fields of an explain answer, each after a comma:
+ * verdict, errno (of a deny), rule, reason, source. */
+static void json_verdict(FILE *out, const struct tg_verdict *v)
+{
+	fprintf(out, ",\"verdict\":\"%s\",\"errno\":", tg_action_name(v->action));
+	json_str(out, v->action == TG_ACT_DENY ? tg_errno_name(v->err) : NULL);
+	fputs(",\"rule\":", out);
+	json_str(out, v->rule_id);
+	fputs(",\"reason\":", out);
+	json_str(out, v->reason);
+	fputs(",\"source\":", out);
+	json_str(out, v->source);
+}
+
 enum tg_action tg_policy_explain_exec(const struct tg_policy *p, char *const *argv, bool json, FILE *out)
 {
 	char cwd[PATH_MAX];
@@ -633,14 +647,7 @@ enum tg_action tg_policy_explain_exec(const struct tg_policy *p, char *const *ar
 		json_strv(out, op.argv, op.argc);
 		fputs(",\"program\":", out);
 		json_str(out, op.path);
-		fprintf(out, ",\"verdict\":\"%s\",\"errno\":", tg_action_name(v.action));
-		json_str(out, v.action == TG_ACT_DENY ? tg_errno_name(v.err) : NULL);
-		fputs(",\"rule\":", out);
-		json_str(out, v.rule_id);
-		fputs(",\"reason\":", out);
-		json_str(out, v.reason);
-		fputs(",\"source\":", out);
-		json_str(out, v.source);
+		json_verdict(out, &v);
 		fputs(",\"matched\":[", out);
 	} else {
 		fputs("command: ", out);
@@ -780,14 +787,8 @@ enum tg_action tg_policy_explain_signal(const struct tg_policy *p, pid_t pid, in
 	if (json) {
 		fprintf(out, "{\"pid\":%d,\"signal\":%d,\"comm\":", (int)pid, sig);
 		json_str(out, t->comm[0] ? t->comm : NULL);
-		fprintf(out, ",\"uid\":%ld,\"verdict\":\"%s\",\"errno\":", t->uid, tg_action_name(v.action));
-		json_str(out, v.action == TG_ACT_DENY ? tg_errno_name(v.err) : NULL);
-		fputs(",\"rule\":", out);
-		json_str(out, v.rule_id);
-		fputs(",\"reason\":", out);
-		json_str(out, v.reason);
-		fputs(",\"source\":", out);
-		json_str(out, v.source);
+		fprintf(out, ",\"uid\":%ld", t->uid);
+		json_verdict(out, &v);
 		fputs("}\n", out);
 		return v.action;
 	}
