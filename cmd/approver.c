@@ -10,9 +10,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "audit.h"
-#include "json.h"
-#include "util.h"
+#include "audit/audit.h"
+#include "base/json.h"
+#include "base/util.h"
 
 #define TG_ANSWER_MAX 4096
 

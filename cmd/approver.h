@@ -14,8 +14,8 @@
 
 #include <stdint.h>
 
-#include "op.h"
-#include "policy.h"
+#include "base/op.h"
+#include "policy/policy.h"
 
 struct tg_approver;
 

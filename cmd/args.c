@@ -10,7 +10,7 @@
 #include <stdarg.h>
 #include <string.h>
 
-#include "audit.h"
+#include "audit/audit.h"
 #include "cli.h"
 
 enum {
@@ -379,6 +379,7 @@ static int set_option(int c, const char *arg, struct tg_opts *o, FILE *err)
 			o->journal_sync = TG_SYNC_CHOICE_BATCH;
 		else
 			return bad(err, "--journal-sync: '%s' is not auto, full or batch", arg);
+		o->journal_sync_set = true;
 		break;
 	case 'q': o->quiet = true; break;
 	case 'v': o->verbose = true; break;
@@ -518,6 +519,50 @@ int tg_parse_args(int argc, char **argv, struct tg_opts *o, FILE *err)
 	}
 	bool saw_dashdash = optind > 1 && strcmp(sargv[optind - 1], "--") == 0;
 	return take_positionals(sargc - optind, sargv + optind, o, err, saw_dashdash);
+}
+
+/* A positive count, or a size like 512M. */
+static int env_bound(const char *v, bool size, uint64_t *out)
+{
+	if (size)
+		return tg_parse_size(v, out) < 0 || *out == 0 ? -EINVAL : 0;
+	char *end = NULL;
+	errno = 0;
+	unsigned long long n = strtoull(v, &end, 10);
+	if (errno || *end || n == 0 || *v == '-')
+		return -EINVAL;
+	*out = n;
+	return 0;
+}
+
+int tg_opts_resolve_env(struct tg_opts *o, FILE *err)
+{
+	const char *v;
+	if (!o->state_dir && (v = getenv("TXGUARD_STATE_DIR")) && *v) {
+		if (*v != '/')
+			return bad(err, "TXGUARD_STATE_DIR: '%s' is not an absolute path", v);
+		o->state_dir = v;
+	}
+	if (!o->journal_sync_set && (v = getenv("TXGUARD_JOURNAL_SYNC")) && *v) {
+		if (strcmp(v, "auto") == 0)
+			o->journal_sync = TG_SYNC_CHOICE_AUTO;
+		else if (strcmp(v, "full") == 0)
+			o->journal_sync = TG_SYNC_CHOICE_FULL;
+		else if (strcmp(v, "batch") == 0)
+			o->journal_sync = TG_SYNC_CHOICE_BATCH;
+		else
+			return bad(err, "TXGUARD_JOURNAL_SYNC: '%s' is not auto, full or batch", v);
+	}
+	if ((v = getenv("TXGUARD_HISTORY_MAX_RUNS")) && *v && env_bound(v, false, &o->history_max_runs) < 0)
+		return bad(err, "TXGUARD_HISTORY_MAX_RUNS: '%s' is not a positive number", v);
+	if ((v = getenv("TXGUARD_HISTORY_MAX_BYTES")) && *v && env_bound(v, true, &o->history_max_bytes) < 0)
+		return bad(err, "TXGUARD_HISTORY_MAX_BYTES: '%s' is not a positive size (512M, 2G)", v);
+	if ((v = getenv("TG_JOURNAL_DEBUG")) && *v) {
+		if (strcmp(v, "0") && strcmp(v, "1") && strcmp(v, "2"))
+			return bad(err, "TG_JOURNAL_DEBUG: '%s' is not 0, 1 or 2", v);
+		tg_journal_debug = *v - '0';
+	}
+	return 0;
 }
 
 void tg_opts_free(struct tg_opts *o)

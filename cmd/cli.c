@@ -5,9 +5,8 @@
 
 #include "cli.h"
 #include "config.h"
-#include "path.h"
+#include "base/path.h"
 
-bool tg_quiet;
 
 void tg_warn(const char *fmt, ...)
 {
@@ -89,6 +88,8 @@ int tg_cli_main(int argc, char **argv)
 {
 	struct tg_opts o;
 	int prc = tg_parse_args(argc, argv, &o, stderr);
+	if (prc == 0)
+		prc = tg_opts_resolve_env(&o, stderr);
 	if (prc < 0) {
 		tg_opts_free(&o);
 		/* Out of memory is txguard failing, not the caller's mistake. */
@@ -98,7 +99,6 @@ int tg_cli_main(int argc, char **argv)
 		}
 		return TG_EXIT_USAGE;
 	}
-	tg_quiet = o.quiet;
 	int rc;
 	switch (o.cmd) {
 	case TG_CMD_HELP:

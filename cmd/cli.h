@@ -6,8 +6,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "txn.h"
-#include "util.h"
+#include "txn/txn.h"
+#include "base/util.h"
 
 enum tg_subcmd {
 	TG_CMD_NONE = 0,
@@ -71,6 +71,9 @@ struct tg_opts {
 	const char *tx;
 	bool tx_failure_all;
 	int journal_sync;                /* --journal-sync: enum tg_sync_choice */
+	bool journal_sync_set;           /* given on the command line (beats the environment) */
+	uint64_t history_max_runs;       /* $TXGUARD_HISTORY_MAX_RUNS; 0 = the default */
+	uint64_t history_max_bytes;      /* $TXGUARD_HISTORY_MAX_BYTES; 0 = the default */
 	bool quiet;
 	bool verbose;                    /* -v: the summary line even when nothing happened */
 	enum tg_color color;
@@ -96,6 +99,11 @@ struct tg_opts {
  * "txguard: ..." to err that says what is wrong and how to fix it (the
  * caller exits TG_EXIT_USAGE). */
 int tg_parse_args(int argc, char **argv, struct tg_opts *o, FILE *err);
+/* The environment's settings, read once here and nowhere else (core/ reads
+ * none of them). A flag beats its variable: --state-dir beats
+ * TXGUARD_STATE_DIR, --journal-sync beats TXGUARD_JOURNAL_SYNC. A bad value
+ * is an error naming the variable (-EINVAL, said on err). */
+int tg_opts_resolve_env(struct tg_opts *o, FILE *err);
 void tg_opts_free(struct tg_opts *o);
 
 /* Whether an exit status counts as failure under --rollback-on. */
@@ -116,7 +124,6 @@ int tg_cli_main(int argc, char **argv);
 void tg_warn(const char *fmt, ...) TG_PRINTF(1, 2);
 /* Print and return 125 (the contract's "txguard failed"). */
 int tg_fail(const char *fmt, ...) TG_PRINTF(1, 2);
-extern bool tg_quiet;
 
 /* Subcommands (subcmds.c / run.c). Each returns the process exit code. */
 int tg_cmd_run(struct tg_opts *o);

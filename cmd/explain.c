@@ -23,11 +23,10 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "argv.h"
 #include "cli.h"
-#include "json.h"
-#include "landlock.h"
-#include "policy.h"
+#include "base/json.h"
+#include "landlock/landlock.h"
+#include "policy/policy.h"
 #include "refusal.h"
 
 #define EXPLAIN_BAD 2

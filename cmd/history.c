@@ -1,5 +1,5 @@
 /* history.c — `txguard log | show | diff | undo | begin | commit | rollback`:
- * the CLI over core/history.h. Output for people on stdout, --json for
+ * the CLI over core/history/history.h. Output for people on stdout, --json for
  * programs; errors on stderr. Exit codes: 0 done, 1 refused (an undo or
  * rollback that would overwrite paths changed outside txguard; an id that
  * does not exist), 125 txguard failed. */
@@ -10,10 +10,10 @@
 #include <sys/wait.h>
 
 #include "cli.h"
-#include "history.h"
-#include "history_int.h"
-#include "path.h"
-#include "json.h"
+#include "history/history.h"
+#include "history/history_int.h"
+#include "base/path.h"
+#include "base/json.h"
 
 extern char **environ;
 
@@ -597,7 +597,7 @@ int tg_cmd_history(struct tg_opts *o)
 		return tg_fail("%s", why);
 	if (rc < 0)
 		return tg_fail("workspace %s: %s", o->workspace ? o->workspace : ".", strerror(-rc));
-	c.state_dir = o->state_dir ? o->state_dir : getenv("TXGUARD_STATE_DIR");
+	c.state_dir = o->state_dir;
 	if (c.state_dir && !*c.state_dir)
 		c.state_dir = NULL;
 	switch (o->cmd) {

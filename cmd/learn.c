@@ -6,9 +6,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "audit.h"
-#include "path.h"
-#include "util.h"
+#include "audit/audit.h"
+#include "base/path.h"
+#include "base/util.h"
 
 struct tg_learn {
 	char *workspace;

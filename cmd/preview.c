@@ -5,9 +5,9 @@
 #include <sys/stat.h>
 
 #include "cli.h"
-#include "history.h"
-#include "json.h"
-#include "txn.h"
+#include "history/history.h"
+#include "base/json.h"
+#include "txn/txn.h"
 
 struct pv {
 	struct tg_json *j;   /* --json, else text on stdout */
@@ -190,7 +190,7 @@ int tg_cmd_recover(struct tg_opts *o)
 	int rc = tg_workspace_for_writing(o, &ws, &src, why, sizeof(why));
 	if (rc < 0)
 		return tg_fail("%s", why);
-	const char *given = o->state_dir ? o->state_dir : getenv("TXGUARD_STATE_DIR");
+	const char *given = o->state_dir;
 	if ((rc = tg_recover_state_dir(ws, given, &sd)) < 0)
 		return tg_fail("recover %s: %s", ws, strerror(-rc));
 	if (o->dry_run)

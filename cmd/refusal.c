@@ -8,8 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "path.h"
-#include "util.h"
+#include "base/path.h"
+#include "base/util.h"
 
 struct pending {
 	pid_t pid;

@@ -15,10 +15,10 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "audit.h"
-#include "landlock.h"
-#include "op.h"
-#include "policy.h"
+#include "audit/audit.h"
+#include "landlock/landlock.h"
+#include "base/op.h"
+#include "policy/policy.h"
 
 struct tg_refusals;
 

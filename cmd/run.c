@@ -16,19 +16,18 @@
 #include <unistd.h>
 
 #include "approver.h"
-#include "audit.h"
+#include "audit/audit.h"
 #include "cli.h"
 #include "config.h"
-#include "filter.h"
-#include "history.h"
-#include "landlock.h"
+#include "history/history.h"
+#include "landlock/landlock.h"
 #include "learn.h"
-#include "path.h"
-#include "policy.h"
+#include "base/path.h"
+#include "policy/policy.h"
 #include "run_proxy.h"
 #include "refusal.h"
-#include "tracer.h"
-#include "txn.h"
+#include "trace/trace.h"
+#include "txn/txn.h"
 
 struct run {
 	struct tg_opts *o;
@@ -622,29 +621,6 @@ static char *join_argv(char *const *argv)
 	return out;
 }
 
-/* A bound on history from the environment: a count, or a size like 512M. */
-static int env_size(const char *name, bool size, uint64_t *out)
-{
-	const char *v = getenv(name);
-	*out = 0;
-	if (!v || !*v)
-		return 0;
-	if (size)
-		return tg_parse_size(v, out) < 0 || *out == 0 ? -EINVAL : 0;
-	char *end = NULL;
-	errno = 0;
-	unsigned long long n = strtoull(v, &end, 10);
-	if (errno || *end || n == 0 || *v == '-')
-		return -EINVAL;
-	*out = n;
-	return 0;
-}
-
-static const char *state_dir_opt(const struct tg_opts *o)
-{
-	return o->state_dir ? o->state_dir : getenv("TXGUARD_STATE_DIR");
-}
-
 static const char *home_dir(void)
 {
 	const char *h = getenv("HOME");
@@ -692,7 +668,7 @@ static int setup(struct run *r, int *report_fd, int *log_fd)
 		return setup_fail(r, "the policy has errors; nothing was run (check it with 'txguard policy check')");
 
 	if (o->tx) {
-		rc = tg_history_tx_check(r->workspace, state_dir_opt(o), o->tx);
+		rc = tg_history_tx_check(r->workspace, o->state_dir, o->tx);
 		if (rc == -ENOENT)
 			return setup_fail(r, "no transaction '%s' in %s (start one with 'txguard begin')", o->tx, r->workspace);
 		if (rc == -ESTALE)
@@ -703,15 +679,11 @@ static int setup(struct run *r, int *report_fd, int *log_fd)
 	_cleanup_free_ char *cmdline = join_argv(o->argv);
 	if (!cmdline)
 		return setup_fail(r, "out of memory");
-	uint64_t max_runs = 0, max_bytes = 0;
-	if (env_size("TXGUARD_HISTORY_MAX_RUNS", false, &max_runs) < 0 ||
-	    env_size("TXGUARD_HISTORY_MAX_BYTES", true, &max_bytes) < 0)
-		return setup_fail(r, "TXGUARD_HISTORY_MAX_RUNS / _MAX_BYTES: not a positive number or size");
 	struct tg_txn_opts topts = {
-		.history_max_runs = max_runs,
-		.history_max_bytes = max_bytes,
+		.history_max_runs = o->history_max_runs,
+		.history_max_bytes = o->history_max_bytes,
 		.workspace = r->workspace,
-		.state_dir = state_dir_opt(o),
+		.state_dir = o->state_dir,
 		.lock = o->lock_fail ? TG_LOCK_FAIL : TG_LOCK_WAIT,
 		.command = cmdline,
 		.join_id = o->tx,
@@ -897,7 +869,7 @@ int tg_cmd_run(struct tg_opts *o)
 		bool rolled_back = r.report.outcome != TG_OUTCOME_COMMITTED;
 		tg_txn_free(r.txn);
 		r.txn = NULL;
-		int hr = tg_history_tx_record(r.workspace, state_dir_opt(o), o->tx, txn_id, rolled_back,
+		int hr = tg_history_tx_record(r.workspace, o->state_dir, o->tx, txn_id, rolled_back,
 		                              rolled_back && o->tx_failure_all);
 		if (hr == -EEXIST)
 			tg_warn("transaction '%s' kept open: an earlier member's paths were changed outside txguard (see 'txguard rollback %s')", o->tx, o->tx);

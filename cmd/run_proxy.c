@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "util.h"
+#include "base/util.h"
 
 void tg_run_proxy_init(struct tg_run_proxy *rp)
 {

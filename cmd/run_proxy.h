@@ -1,4 +1,4 @@
-/* run_proxy.h — the run's side of the egress proxy (core/proxy.h): start it
+/* run_proxy.h — the run's side of the egress proxy (core/proxy/proxy.h): start it
  * when the policy has `network: hosts:`, point the command at it, and put
  * its connections in the report, the log and on stderr. */
 #pragma once
@@ -6,9 +6,9 @@
 #include <stdbool.h>
 #include <sys/resource.h>
 
-#include "audit.h"
-#include "policy.h"
-#include "proxy.h"
+#include "audit/audit.h"
+#include "policy/policy.h"
+#include "proxy/proxy.h"
 
 struct tg_run_proxy {
 	struct tg_proxy *proxy;          /* NULL when the policy has no host rules */

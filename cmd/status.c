@@ -12,9 +12,8 @@
 #include <sys/file.h>
 
 #include "cli.h"
-#include "history.h"
-#include "history_int.h"
-#include "json.h"
+#include "history/history.h"
+#include "base/json.h"
 
 struct status {
 	char *workspace;
@@ -189,7 +188,7 @@ int tg_cmd_status(struct tg_opts *o)
 	int rc = tg_workspace_resolve(o, &s.workspace, &s.src);
 	if (rc < 0)
 		return tg_fail("workspace %s: %s", o->workspace ? o->workspace : ".", strerror(-rc));
-	const char *sd = o->state_dir ? o->state_dir : getenv("TXGUARD_STATE_DIR");
+	const char *sd = o->state_dir;
 	rc = tg_history_state_root(s.workspace, sd && *sd ? sd : NULL, &s.state_dir);
 	if (rc == 0)
 		rc = load_tx(&s);

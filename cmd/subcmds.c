@@ -2,9 +2,9 @@
 #include <string.h>
 
 #include "cli.h"
-#include "policy.h"
-#include "tracer.h"
-#include "txn.h"
+#include "policy/policy.h"
+#include "trace/trace.h"
+#include "txn/txn.h"
 
 static int load_for_tools(const struct tg_opts *o, struct tg_policy **out, size_t *nfiles)
 {

@@ -19,7 +19,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
-#include "path.h"
+#include "base/path.h"
 
 static bool has_entry(const char *dir, const char *name)
 {

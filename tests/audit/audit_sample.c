@@ -10,8 +10,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "audit.h"
-#include "util.h"
+#include "audit/audit.h"
+#include "base/util.h"
 
 static int open_out(const char *dir, const char *name)
 {

@@ -1,5 +1,5 @@
 /* audit_test.c — unit tests for the event log, the report and the human
- * lines (core/audit.h). */
+ * lines (core/audit/audit.h). */
 #include <arpa/inet.h>
 #include <criterion/criterion.h>
 #include <netinet/in.h>
@@ -10,8 +10,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "audit.h"
-#include "util.h"
+#include "audit/audit.h"
+#include "base/util.h"
 
 /* Everything written to fd so far, as a malloc'd string. */
 static char *slurp(int fd)

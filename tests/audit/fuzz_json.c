@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json.h"
+#include "base/json.h"
 #include "json_check.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

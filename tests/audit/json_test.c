@@ -1,4 +1,4 @@
-/* json_test.c — unit tests for the streaming JSON writer (core/json.h). */
+/* json_test.c — unit tests for the streaming JSON writer (core/base/json.h). */
 #include <criterion/criterion.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -6,9 +6,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "json.h"
+#include "base/json.h"
 #include "json_check.h"
-#include "util.h"
+#include "base/util.h"
 
 static struct tg_json *j;
 

@@ -3,7 +3,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "audit.h"
+#include "audit/audit.h"
 #include "cli.h"
 
 static FILE *devnull;

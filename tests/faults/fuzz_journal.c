@@ -18,7 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "journal.h"
+#include "journal/journal.h"
 #include "jfixture.h"
 
 #define SEP "\n--TGFUZZ-TAR--\n"

@@ -12,7 +12,7 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 
-#include "journal.h"
+#include "journal/journal.h"
 #include "jfixture.h"
 
 #define SEP "\n--TGFUZZ-TAR--\n"

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "history.h"
+#include "history/history.h"
 
 static char tmpl[] = "/tmp/tg-history-unit.XXXXXX";
 static const char *sd;

@@ -268,7 +268,7 @@ recover_after_edit)
 	crash_run
 	assert_eq "the run wrote" run "$(cat "$ws/f")"
 	# An edit is what changes a path more than 5 s after the journal's last
-	# write (journal_preview.c): wait that out, then edit.
+	# write (journal/preview.c): wait that out, then edit.
 	sleep 6
 	echo hand >"$ws/f"
 	assert_eq "dry-run" 0 "$(code h recover --dry-run)"

@@ -12,11 +12,11 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "journal.h"
-#include "journal_fs.h"
-#include "journal_tar.h"
-#include "txn.h"
-#include "util.h"
+#include "journal/journal.h"
+#include "base/fs.h"
+#include "journal/tar.h"
+#include "txn/txn.h"
+#include "base/util.h"
 
 static char ws[256], sd[256], outside[256];
 static struct tg_txn *t;
@@ -170,7 +170,7 @@ Test(journal, corrupt_xattr_blob_is_refused)
 	close(fd);
 }
 
-/* Path of file NAME in the only transaction dir (NULL: none). core/glob.h
+/* Path of file NAME in the only transaction dir (NULL: none). core/policy/glob.h
  * shadows <glob.h> here, hence the readdir. */
 static char *txn_file(const char *name)
 {
@@ -590,11 +590,11 @@ Test(journal, default_state_dir_same_fs_else_dot_txguard)
 	char *d = NULL;
 	setenv("XDG_STATE_HOME", outside, 1);
 	unsetenv("TXGUARD_STATE_DIR");
-	cr_assert_eq(tg_txn_default_state_dir(ws, &d), 0);
+	cr_assert_eq(tg_journal_default_state_dir(ws, &d), 0);
 	cr_assert_eq(strncmp(d, outside, strlen(outside)), 0, "%s", d);
 	free(d);
 	setenv("XDG_STATE_HOME", "/proc/txguard-test", 1); /* another filesystem */
-	cr_assert_eq(tg_txn_default_state_dir(ws, &d), 0);
+	cr_assert_eq(tg_journal_default_state_dir(ws, &d), 0);
 	char want[512];
 	snprintf(want, sizeof(want), "%s/.txguard/state", ws);
 	cr_assert_str_eq(d, want);

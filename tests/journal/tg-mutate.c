@@ -35,10 +35,10 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "op.h"
-#include "util.h"
-#include "journal.h"
-#include "txn.h"
+#include "base/op.h"
+#include "base/util.h"
+#include "journal/journal.h"
+#include "txn/txn.h"
 
 static uint64_t rng;
 static uint64_t rnd(void)
@@ -376,6 +376,12 @@ int main(int argc, char **argv)
 	}
 	if (state) {
 		struct tg_txn_opts o = { .workspace = root, .state_dir = state, .command = "tg-mutate" };
+		/* As the CLI does (cmd/args.c): the caller resolves the variable. */
+		const char *sync = getenv("TXGUARD_JOURNAL_SYNC");
+		if (sync && !strcmp(sync, "batch"))
+			o.sync = TG_SYNC_CHOICE_BATCH;
+		else if (sync && !strcmp(sync, "full"))
+			o.sync = TG_SYNC_CHOICE_FULL;
 		int e = tg_txn_open(&txn, &o);
 		if (e < 0) {
 			fprintf(stderr, "tg-mutate: tg_txn_open: %s\n", strerror(-e));

@@ -8,8 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "policy.h"
-#include "proxy.h"
+#include "policy/policy.h"
+#include "proxy/proxy.h"
 
 static struct tg_policy *load(const char *yaml)
 {

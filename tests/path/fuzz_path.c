@@ -1,4 +1,4 @@
-/* fuzz_path.c — libFuzzer target for core/path.c.
+/* fuzz_path.c — libFuzzer target for core/base/path.c.
  *
  * The first byte picks flags, the rest is split at the first NUL into two
  * strings (a path and a base/home). The lexical functions must agree with
@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "path.h"
+#include "base/path.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,4 +1,4 @@
-/* test_landlock.c — core/landlock.h on a real tree, in forked children.
+/* test_landlock.c — core/landlock/landlock.h on a real tree, in forked children.
  *
  * Each check runs in a child that restricts itself and reports the first
  * failing step as its exit code, so a failure names the step.
@@ -15,7 +15,7 @@
 #include <dirent.h>
 #include <unistd.h>
 
-#include "landlock.h"
+#include "landlock/landlock.h"
 
 static char T[PATH_MAX];
 

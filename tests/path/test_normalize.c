@@ -1,10 +1,10 @@
-/* test_normalize.c — the pure string functions of core/path.h. */
+/* test_normalize.c — the pure string functions of core/base/path.h. */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "path.h"
+#include "base/path.h"
 
 struct pair {
 	const char *in, *want;

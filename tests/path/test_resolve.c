@@ -18,7 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "path.h"
+#include "base/path.h"
 
 static char tmp[PATH_MAX];
 

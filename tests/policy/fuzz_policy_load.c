@@ -13,7 +13,7 @@
 #include <string.h>
 #include <sys/un.h>
 
-#include "policy.h"
+#include "policy/policy.h"
 
 static void decide_some(const struct tg_policy *p)
 {

@@ -4,8 +4,8 @@
 #include <limits.h>
 #include <string.h>
 
-#include "argv.h"
-#include "util.h"
+#include "policy/argv.h"
+#include "base/util.h"
 
 struct scase {
 	const char *line;

@@ -2,7 +2,7 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 
-#include "glob.h"
+#include "policy/glob.h"
 
 struct gcase {
 	const char *pat, *str;

@@ -681,7 +681,7 @@ Test(policy, empty_policy_filter_info)
 	cr_expect_eq(v.action, TG_ACT_DENY, "no op: fail closed");
 }
 
-#include "policy_int.h"
+#include "policy/policy_int.h"
 
 Test(default_policy, every_rule_has_examples, .init = setup_default, .fini = teardown_default)
 {

@@ -1,7 +1,7 @@
-/* test_remote.c — reading remote command lines (core/remote.c). */
+/* test_remote.c — reading remote command lines (core/policy/remote.c). */
 #include "test_util.h"
 
-#include "remote.h"
+#include "policy/remote.h"
 
 static char *ssh_cmd(const char *line)
 {

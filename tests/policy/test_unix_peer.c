@@ -9,7 +9,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "decode.h"
+#include "trace/decode.h"
 #include "test_util.h"
 
 #define U(p) ((uint64_t)(uintptr_t)(p))

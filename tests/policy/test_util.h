@@ -4,9 +4,9 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "argv.h"
-#include "policy.h"
-#include "util.h"
+#include "policy/argv.h"
+#include "policy/policy.h"
+#include "base/util.h"
 
 #define WS "/home/dev/project"
 #define HOME "/home/dev"

@@ -21,8 +21,8 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "tracer.h"
-#include "util.h"
+#include "trace/trace.h"
+#include "base/util.h"
 
 struct rule {
 	char *name;

@@ -14,10 +14,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "decode.h"
-#include "filter.h"
-#include "syscalls.h"
-#include "util.h"
+#include "trace/decode.h"
+#include "trace/filter.h"
+#include "trace/syscalls.h"
+#include "base/util.h"
 
 #define U(p) ((uint64_t)(uintptr_t)(p))
 

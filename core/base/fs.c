@@ -1,0 +1,417 @@
+/* base/fs.c — symlink-proof workspace walks (base/fs.h). */
+#include "fs.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <string.h>
+#include <limits.h>
+#include <linux/openat2.h>
+#include <sys/syscall.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "util.h"
+
+/* The parent directory in one openat2(2): no symlink, no escape from the
+ * workspace, the same guarantees as the component walk below at a fraction
+ * of its syscalls (it runs at every journaled call). Returns -ENOSYS when
+ * openat2 cannot do it (old kernel, a path longer than PATH_MAX), and the
+ * caller walks instead. */
+static int parent_openat2(int wsfd, const char *rel, size_t dirlen)
+{
+	static bool unsupported;
+	if (unsupported || dirlen >= PATH_MAX)
+		return -ENOSYS;
+	char dir[PATH_MAX];
+	memcpy(dir, rel, dirlen);
+	dir[dirlen] = '\0';
+	struct open_how how = {
+		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	int fd = (int)syscall(SYS_openat2, wsfd, dir, &how, sizeof(how));
+	if (fd >= 0)
+		return fd;
+	switch (errno) {
+	case ENOSYS:
+	case E2BIG:
+		unsupported = true;
+		return -ENOSYS;
+	case EAGAIN:
+	case ENAMETOOLONG:
+		return -ENOSYS;
+	case EXDEV:
+		return -ELOOP;   /* an escape: as a symlink component would be */
+	default:
+		return -errno;
+	}
+}
+
+int tg_fs_parent(int wsfd, const char *rel, const char **leaf)
+{
+	if (!rel[0])
+		return -EINVAL;
+	const char *slash = strrchr(rel, '/');
+	*leaf = slash ? slash + 1 : rel;
+	if (slash) {
+		int pfd = parent_openat2(wsfd, rel, (size_t)(slash - rel));
+		if (pfd != -ENOSYS)
+			return pfd;
+	}
+	int fd = fcntl(wsfd, F_DUPFD_CLOEXEC, 3);
+	if (fd < 0)
+		return -errno;
+	const char *p = rel;
+	while (slash && p < slash) {
+		const char *e = strchr(p, '/');
+		_cleanup_free_ char *comp = tg_strndup(p, (size_t)(e - p));
+		if (!comp) {
+			close(fd);
+			return -ENOMEM;
+		}
+		int nfd = openat(fd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		int err = errno;
+		close(fd);
+		if (nfd < 0)
+			return -err;
+		fd = nfd;
+		p = e + 1;
+	}
+	return fd;
+}
+
+/* A parent that is not a directory (any more) holds nothing. */
+static int lstat_err(int e)
+{
+	return e == -ENOTDIR || e == -ELOOP ? -ENOENT : e;
+}
+
+int tg_fs_lstat(int wsfd, const char *rel, struct stat *st)
+{
+	if (!rel[0])
+		return fstat(wsfd, st) < 0 ? -errno : 0;
+	/* One component: nothing to resolve but the name itself. */
+	if (!strchr(rel, '/'))
+		return fstatat(wsfd, rel, st, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
+	const char *leaf;
+	_cleanup_close_ int pfd = tg_fs_parent(wsfd, rel, &leaf);
+	if (pfd < 0)
+		return lstat_err(pfd);
+	return fstatat(pfd, leaf, st, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
+}
+
+void tg_fs_dircache_clear(struct tg_fs_dircache *c)
+{
+	if (c->parent && c->fd >= 0)
+		close(c->fd);
+	free(c->parent);
+	c->parent = NULL;
+}
+
+int tg_fs_lstat_cached(int wsfd, struct tg_fs_dircache *c, const char *rel, struct stat *st)
+{
+	const char *slash = strrchr(rel, '/');
+	if (!slash)
+		return tg_fs_lstat(wsfd, rel, st);
+	size_t plen = (size_t)(slash - rel);
+	if (!c->parent || strlen(c->parent) != plen || memcmp(c->parent, rel, plen) != 0) {
+		tg_fs_dircache_clear(c);
+		const char *leaf;
+		c->parent = tg_strndup(rel, plen);
+		if (!c->parent)
+			return -ENOMEM;
+		c->fd = tg_fs_parent(wsfd, rel, &leaf);
+	}
+	if (c->fd < 0)
+		return lstat_err(c->fd);
+	return fstatat(c->fd, slash + 1, st, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
+}
+
+int tg_fs_open_path(int wsfd, const char *rel)
+{
+	if (!rel[0]) {
+		int fd = fcntl(wsfd, F_DUPFD_CLOEXEC, 3);
+		return fd < 0 ? -errno : fd;
+	}
+	const char *leaf;
+	_cleanup_close_ int pfd = tg_fs_parent(wsfd, rel, &leaf);
+	if (pfd < 0)
+		return pfd;
+	int fd = openat(pfd, leaf, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+static int blob_add(char **blob, size_t *len, const char *name, const char *val, uint32_t vl)
+{
+	uint32_t nl = (uint32_t)strlen(name);
+	char *nb = realloc(*blob, *len + 8 + nl + vl);
+	if (!nb)
+		return -ENOMEM;
+	memcpy(nb + *len, &nl, 4);
+	memcpy(nb + *len + 4, name, nl);
+	memcpy(nb + *len + 4 + nl, &vl, 4);
+	memcpy(nb + *len + 8 + nl, val, vl);
+	*blob = nb;
+	*len += 8 + nl + vl;
+	return 0;
+}
+
+/* listxattr into a malloc'd buffer; *n = its length (0: none). */
+static int list_names(const char *proc, char **out, ssize_t *n)
+{
+	*out = NULL;
+	*n = listxattr(proc, NULL, 0);
+	if (*n < 0)
+		return errno == ENOTSUP || errno == EPERM ? (*n = 0) : -errno;
+	if (*n == 0)
+		return 0;
+	*out = malloc((size_t)*n);
+	if (!*out)
+		return -ENOMEM;
+	*n = listxattr(proc, *out, (size_t)*n);
+	return *n < 0 ? -errno : 0;
+}
+
+bool tg_fs_xattr_journaled(const char *name)
+{
+	return !strncmp(name, "user.", 5) || !strncmp(name, "trusted.", 8) ||
+	       !strcmp(name, "system.posix_acl_access") || !strcmp(name, "system.posix_acl_default") ||
+	       !strcmp(name, "security.capability");
+}
+
+int tg_fs_get_xattrs(int pathfd, char **blob, size_t *len)
+{
+	char proc[64];
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pathfd);
+	*blob = NULL;
+	*len = 0;
+	_cleanup_free_ char *names = NULL;
+	ssize_t n;
+	int r = list_names(proc, &names, &n);
+	for (ssize_t i = 0; r == 0 && i < n; i += (ssize_t)strlen(names + i) + 1) {
+		const char *name = names + i;
+		if (!tg_fs_xattr_journaled(name))
+			continue;
+		ssize_t vl = getxattr(proc, name, NULL, 0);
+		_cleanup_free_ char *val = vl >= 0 ? malloc((size_t)vl + 1) : NULL;
+		if (vl < 0 || !val) {
+			r = vl < 0 ? -errno : -ENOMEM;
+			break;
+		}
+		vl = getxattr(proc, name, val, (size_t)vl);
+		r = vl < 0 ? -errno : blob_add(blob, len, name, val, (uint32_t)vl);
+	}
+	if (r < 0) {
+		free(*blob);
+		*blob = NULL;
+		*len = 0;
+	}
+	return r;
+}
+
+/* One entry of an xattr blob at *p: false at the end, or (*bad) when the blob
+ * is corrupt — a name or value length running past the bytes left must never
+ * be read through (the blob comes from a journal record, i.e. from disk). */
+static bool blob_next(const char *blob, size_t len, size_t *p, const char **name,
+                      uint32_t *nl, const char **val, uint32_t *vl, bool *bad)
+{
+	*bad = false;
+	if (*p >= len)
+		return false;
+	if (len - *p < 8) {
+		*bad = true;
+		return false;
+	}
+	memcpy(nl, blob + *p, 4);
+	if (*nl > len - *p - 8) {
+		*bad = true;
+		return false;
+	}
+	memcpy(vl, blob + *p + 4 + *nl, 4);
+	if (*vl > len - *p - 8 - *nl) {
+		*bad = true;
+		return false;
+	}
+	*name = blob + *p + 4;
+	*val = blob + *p + 8 + *nl;
+	*p += 8 + (size_t)*nl + *vl;
+	return true;
+}
+
+static bool blob_has(const char *blob, size_t len, const char *name)
+{
+	size_t p = 0;
+	const char *n, *v;
+	uint32_t nl, vl;
+	bool bad;
+	while (blob_next(blob, len, &p, &n, &nl, &v, &vl, &bad))
+		if (strlen(name) == nl && memcmp(n, name, nl) == 0)
+			return true;
+	return false;
+}
+
+/* Does the object already hold exactly this value? */
+static bool xattr_is(const char *proc, const char *name, const char *val, uint32_t vl)
+{
+	char small[256];
+	ssize_t n = getxattr(proc, name, small, sizeof(small));
+	if (n >= 0)
+		return (size_t)n == vl && memcmp(small, val, vl) == 0;
+	if (errno != ERANGE)
+		return false;
+	_cleanup_free_ char *big = malloc((size_t)vl + 1);
+	n = big ? getxattr(proc, name, big, (size_t)vl + 1) : -1;
+	return n >= 0 && (size_t)n == vl && memcmp(big, val, vl) == 0;
+}
+
+/* Whole blob well formed? Checked before anything is removed, so a corrupt
+ * record changes nothing. */
+static bool blob_valid(const char *blob, size_t len)
+{
+	size_t p = 0;
+	const char *n, *v;
+	uint32_t nl, vl;
+	bool bad = false;
+	while (blob_next(blob, len, &p, &n, &nl, &v, &vl, &bad))
+		;
+	return !bad;
+}
+
+int tg_fs_set_xattrs(int pathfd, const char *blob, size_t len)
+{
+	return tg_fs_set_xattrs_ns(pathfd, blob, len, false);
+}
+
+int tg_fs_set_xattrs_ns(int pathfd, const char *blob, size_t len, bool all)
+{
+	if (len > 0 && !blob)
+		return -EBADMSG;
+	if (!blob_valid(blob, len))
+		return -EBADMSG;
+	char proc[64];
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pathfd);
+	_cleanup_free_ char *names = NULL;
+	ssize_t n;
+	int r = list_names(proc, &names, &n);
+	for (ssize_t i = 0; r == 0 && i < n; i += (ssize_t)strlen(names + i) + 1) {
+		bool ours = all ? tg_fs_xattr_journaled(names + i) : strncmp(names + i, "user.", 5) == 0;
+		if (ours && !blob_has(blob, len, names + i) && removexattr(proc, names + i) < 0 &&
+		    errno != ENODATA)
+			r = -errno;
+	}
+	size_t p = 0;
+	const char *nm, *val;
+	uint32_t nl, vl;
+	bool bad;
+	while (r == 0 && blob_next(blob, len, &p, &nm, &nl, &val, &vl, &bad)) {
+		_cleanup_free_ char *name = tg_strndup(nm, nl);
+		if (!name)
+			return -ENOMEM;
+		if (!xattr_is(proc, name, val, vl) && setxattr(proc, name, val, vl, 0) < 0)
+			r = -errno;
+	}
+	return r;
+}
+
+DIR *tg_fs_opendir(int dfd)
+{
+	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		int e = errno;
+		close(fd);
+		errno = e;
+	}
+	return d;
+}
+
+struct dirent *tg_fs_readdir(DIR *d)
+{
+	struct dirent *de;
+	while ((de = readdir(d)) && (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..")))
+		;
+	return de;
+}
+
+static int remove_children(int dfd)
+{
+	DIR *d = tg_fs_opendir(dfd);
+	if (!d)
+		return -errno;
+	int r = 0;
+	struct dirent *de;
+	while ((de = tg_fs_readdir(d))) {
+		int q = tg_fs_remove_tree(dirfd(d), de->d_name);
+		if (q < 0 && !r)
+			r = q;
+	}
+	closedir(d);
+	return r;
+}
+
+int tg_fs_remove_tree(int dirfd, const char *name)
+{
+	if (unlinkat(dirfd, name, 0) == 0 || errno == ENOENT)
+		return 0;
+	if (errno != EISDIR && errno != EPERM)
+		return -errno;
+	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	int r = remove_children(fd);
+	close(fd);
+	if (r < 0)
+		return r;
+	return unlinkat(dirfd, name, AT_REMOVEDIR) == 0 || errno == ENOENT ? 0 : -errno;
+}
+
+int tg_fs_mkdir_p(const char *abs)
+{
+	_cleanup_free_ char *p = tg_strdup(abs);
+	if (!p)
+		return -ENOMEM;
+	for (char *s = p + 1;; s++) {
+		if (*s != '/' && *s != '\0')
+			continue;
+		char c = *s;
+		*s = '\0';
+		if (mkdir(p, 0700) < 0 && errno != EEXIST)
+			return -errno;
+		*s = c;
+		if (!c)
+			return 0;
+	}
+}
+
+int tg_fs_fsync_dir(int dirfd)
+{
+	return fsync(dirfd) < 0 ? -errno : 0;
+}
+
+char *tg_fs_dirname(const char *rel)
+{
+	const char *slash = strrchr(rel, '/');
+	return slash ? tg_strndup(rel, (size_t)(slash - rel)) : tg_strdup("");
+}
+
+int tg_fs_walk_subtree(int dfd, const char *prefix, int (*cb)(void *ud, const char *path), void *ud)
+{
+	DIR *d = tg_fs_opendir(dfd);
+	if (!d)
+		return 0;
+	int e = 0;
+	struct dirent *de;
+	while (!e && (de = tg_fs_readdir(d))) {
+		_cleanup_free_ char *p = tg_asprintf("%s/%s", prefix, de->d_name);
+		e = p ? cb(ud, p) : -ENOMEM;
+		int sub = e ? -1 : openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (sub >= 0) {
+			e = tg_fs_walk_subtree(sub, p, cb, ud);
+			close(sub);
+		}
+	}
+	closedir(d);
+	return e;
+}

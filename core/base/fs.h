@@ -1,0 +1,72 @@
+/* base/fs.h — workspace-relative filesystem access that never follows a
+ * symlink and never builds one long path (so PATH_MAX cannot bite): every
+ * walk is openat() one component at a time from the workspace dirfd with
+ * O_NOFOLLOW. Internal to the journal module.
+ */
+#pragma once
+
+#include <dirent.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+/* An O_PATH fd on the directory containing rel, *leaf = its last component.
+ * rel must not be "" (the workspace itself has no parent in the workspace).
+ * A symlink or non-directory on the way gives -ENOTDIR/-ELOOP. */
+int tg_fs_parent(int wsfd, const char *rel, const char **leaf);
+
+/* lstat of rel ("" = the workspace). */
+int tg_fs_lstat(int wsfd, const char *rel, struct stat *st);
+
+/* tg_fs_lstat for a run of paths in sorted order: the parent directory of
+ * the previous path is kept open (or its error kept), so siblings cost one
+ * fstatat each. Zero-initialise; tg_fs_dircache_clear when done. Only for
+ * a tree that nothing else is changing (commit, history). */
+struct tg_fs_dircache {
+	char *parent;   /* rel of the cached parent; NULL: empty */
+	int fd;         /* its fd, or -errno of opening it */
+};
+int tg_fs_lstat_cached(int wsfd, struct tg_fs_dircache *c, const char *rel, struct stat *st);
+void tg_fs_dircache_clear(struct tg_fs_dircache *c);
+
+/* An O_PATH|O_NOFOLLOW fd on rel itself ("" = a dup of wsfd). */
+int tg_fs_open_path(int wsfd, const char *rel);
+
+/* The journaled xattrs of the object behind an O_PATH fd (not a symlink),
+ * as the blob of journal.h: (u32 nlen, name, u32 vlen, value)*. Journaled:
+ * user.*, trusted.* (listed to root only), system.posix_acl_access and
+ * _default (ACLs), security.capability; not LSM labels (security.selinux
+ * ...), which belong to the system's policy, not to the file's content. */
+int tg_fs_get_xattrs(int pathfd, char **blob, size_t *len);
+bool tg_fs_xattr_journaled(const char *name);
+/* Make the object's user xattrs exactly blob (sets them, removes others). */
+int tg_fs_set_xattrs(int pathfd, const char *blob, size_t len);
+/* The same for every journaled namespace when all (else user.* only, the
+ * records of older versions). Only values that differ are written, so an
+ * object already right (an immutable file, a capability the caller may not
+ * set) costs no call that could fail. */
+int tg_fs_set_xattrs_ns(int pathfd, const char *blob, size_t len, bool all);
+
+/* The entries of the directory dfd: a DIR on a new fd (dfd stays open, its
+ * offset untouched), or NULL with errno set. tg_fs_readdir is readdir(3)
+ * without "." and "..". */
+DIR *tg_fs_opendir(int dfd);
+struct dirent *tg_fs_readdir(DIR *d);
+
+/* Remove rel and, if it is a directory, everything under it (no symlink is
+ * ever followed). ENOENT is success. */
+int tg_fs_remove_tree(int dirfd, const char *name);
+
+/* mkdir -p of an absolute path, mode 0700 for what it creates. */
+int tg_fs_mkdir_p(const char *abs);
+
+/* Call cb(ud, "PREFIX/NAME...") for every entry beneath the directory dfd,
+ * parents before children, never following a symlink. A directory that
+ * cannot be opened counts as empty. Stops at the first cb error. */
+int tg_fs_walk_subtree(int dfd, const char *prefix, int (*cb)(void *ud, const char *path), void *ud);
+/* fsync a directory by path or fd. */
+int tg_fs_fsync_dir(int dirfd);
+
+/* "a/b/c" -> "a/b"; "c" -> "". malloc'd. */
+char *tg_fs_dirname(const char *rel);

@@ -1,0 +1,149 @@
+/* history.h — committed transactions as history: list, show, undo, and
+ * multi-command transactions layered on top.
+ *
+ * The journal (journal.h) keeps each committed run's journal as a history
+ * entry (bounded: oldest dropped first). This module reads those entries and
+ * restores them; it never writes a journal itself.
+ *
+ * Undo. `undo ID` restores the workspace to how it was before run ID by
+ * undoing every not-yet-undone run from the newest down to ID, newest first.
+ * Before anything is touched, every path of every run in that set is checked
+ * against the post-state the journal recorded at commit: a path whose current
+ * state differs was changed OUTSIDE txguard since (a hand edit), and so is
+ * an entry made or edited by hand inside a directory the run created
+ * (history/created.c). Then the
+ * WHOLE undo is refused (nothing changes, every such path is named) unless
+ * `force`: a partial undo would leave a tree that never existed, mixing
+ * states of different runs. Nothing is ever silently overwritten: a forced
+ * undo names each path it overwrites.
+ *
+ * Multi-command transactions. `begin` writes a record in the state dir
+ * (`<state>/tx/<ID>`); each `txguard --tx ID -- CMD` is an ordinary run with
+ * its own journal, committed to history on success, and reported here with
+ * tg_history_tx_record(). `commit` closes the record (the members stay in
+ * history, each undoable on its own); `rollback` undoes the committed members
+ * newest first (same refusal rule). Each member is a natural savepoint: undo
+ * of a member rolls the transaction back to just before that member.
+ *
+ * All functions return 0 (or a count) on success and -errno on failure.
+ * workspace is absolute and normalised; state_dir NULL means the default
+ * (tg_journal_default_state_dir()).
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/util.h"
+#include "journal/journal.h"
+#include "journal/journal.h"
+
+/* ---- history entries ---- */
+/* The state dir: state_dir itself, or tg_journal_default_state_dir(workspace). */
+int tg_history_state_root(const char *workspace, const char *state_dir, char **out);
+
+/* The workspace's transactions that reached history (committed or undone),
+ * newest first, with the multi-command transaction each belongs to. */
+struct tg_hist {
+	struct tg_txinfo *v;        /* journal.h; v[i].state "committed" or "undone" */
+	char **tx;                  /* tx[i]: its transaction id, or NULL */
+	size_t n;
+	char *state_dir;            /* the resolved state dir */
+};
+int tg_hist_load(const char *workspace, const char *state_dir, struct tg_hist *out);
+void tg_hist_clear(struct tg_hist *h);
+bool tg_hist_is_undone(const struct tg_txinfo *i);
+
+/* Resolve a user-given id: an exact id, any unique prefix of an id or of
+ * its random suffix (after the last '-': 5776db of 20261201T225922.791-5776db),
+ * or "last"/"HEAD" for the newest. -ENOENT when none matches, -EEXIST when
+ * the prefix is ambiguous. *idx is the entry's index in h. */
+int tg_hist_find(const struct tg_hist *h, const char *id, size_t *idx);
+
+/* What one run changed, path by path: the rule of the run's own summary at
+ * commit (txn.c), with "exists at commit" from the post-state; the entries
+ * of a directory the run created are listed as created while they are still
+ * as the run left them. */
+int tg_hist_changes(const char *state_dir, const char *id, struct tg_changes *out);
+
+/* ---- undo ---- */
+
+struct tg_undo_conflict {
+	char *txn_id;               /* the run whose post-state the path no longer has */
+	char *path;                 /* workspace-relative */
+};
+
+struct tg_undo_result {
+	char **undone;              /* ids undone, in order (newest first), NULL-terminated */
+	size_t nundone;
+	struct tg_undo_conflict *conflicts;
+	size_t nconflicts;
+	bool refused;               /* conflicts and !force: nothing was changed */
+	bool partial;               /* stopped midway (see tg_hist_undo_set) */
+};
+void tg_undo_result_clear(struct tg_undo_result *r);
+
+/* Undo run id (NULL = the newest not-undone run that changed something) and
+ * every newer run not yet
+ * undone, newest first. -ENOENT: no such run, or nothing left to undo;
+ * -EALREADY: that run is already undone; -ESTALE with r->refused: paths
+ * changed outside since (r->conflicts), nothing was changed. */
+int tg_hist_undo(const char *workspace, const char *state_dir, const char *id, bool force,
+                 struct tg_undo_result *r);
+
+/* Undo exactly the runs in ids (NULL-terminated, newest first; runs undone
+ * already are skipped, a run gone from history is -ENOENT), with the same
+ * check first. The check compares each path with the post-state of the
+ * newest run in the set that touched it; a hand edit made BETWEEN two runs of
+ * the set shows only once the newer run is undone: the undo then stops there
+ * (r->partial, -ESTALE, that path in r->conflicts), newer runs stay undone,
+ * and nothing is overwritten. */
+int tg_hist_undo_set(const char *workspace, const char *state_dir, const char *const *ids,
+                     bool force, struct tg_undo_result *r);
+
+/* ---- multi-command transactions ---- */
+
+enum tg_tx_state { TG_TX_OPEN, TG_TX_COMMITTED, TG_TX_ROLLED_BACK, TG_TX_ABORTED };
+const char *tg_tx_state_name(enum tg_tx_state s);
+
+/* Start a transaction. name NULL: a fresh id ("tx-" + 8 hex digits); else
+ * the id is name ([A-Za-z0-9._-], 1..64 bytes, not starting with '.'):
+ * -EINVAL for a bad name, -EEXIST when that id exists. *out_id: malloc'd. */
+int tg_history_tx_begin(const char *workspace, const char *state_dir, const char *name,
+                        char **out_id);
+
+/* Before a `--tx ID` run: 0 if the transaction exists and is open,
+ * -ENOENT if there is none, -ESTALE if it was committed/rolled back/aborted. */
+int tg_history_tx_check(const char *workspace, const char *state_dir, const char *tx_id);
+
+/* After a `--tx ID` run has been committed or rolled back (and its txn freed:
+ * the workspace lock must be released), record it as a member. txn_id may be
+ * NULL when no journal was opened. abandon_all (`--tx-failure all` and the run
+ * failed): undo every committed member too, newest first, and mark the
+ * transaction aborted; a conflict keeps it open and returns -EEXIST. */
+int tg_history_tx_record(const char *workspace, const char *state_dir, const char *tx_id,
+                         const char *txn_id, bool rolled_back, bool abandon_all);
+
+/* `txguard commit ID`: close it. -ESTALE when not open. */
+int tg_history_tx_commit(const char *workspace, const char *state_dir, const char *tx_id);
+
+/* `txguard rollback ID`: undo its committed members newest first (refusal
+ * rule as for undo), then mark it rolled back. -ESTALE when not open. */
+int tg_history_tx_rollback(const char *workspace, const char *state_dir, const char *tx_id,
+                           bool force, struct tg_undo_result *r);
+
+struct tg_tx_member {
+	char *txn_id;
+	bool rolled_back;           /* the run itself failed and was restored */
+};
+struct tg_tx_info {
+	char *id;
+	enum tg_tx_state state;
+	uint64_t created_wall_ns;
+	struct tg_tx_member *members; /* in run order */
+	size_t nmembers;
+};
+void tg_tx_info_clear(struct tg_tx_info *t);
+int tg_history_tx_load(const char *workspace, const char *state_dir, const char *tx_id,
+                       struct tg_tx_info *out);

@@ -1,0 +1,262 @@
+/* journal.h — the on-disk journal of one transaction, and the history reader.
+ *
+ * A transaction lives in <state_dir>/txn/<id>/:
+ *   info          key=value lines (id, workspace, command, times, state, counts),
+ *                 replaced atomically (write + fsync + rename + fsync dir)
+ *   log           append-only binary records, each CRC-checked, fdatasync'd
+ *                 before the syscall it protects runs
+ *   pre.tar.zst   pre-image content: one pax tar entry per zstd frame, so
+ *                 `zstd -dc pre.tar.zst | tar -tv` lists it (end blocks at commit)
+ *   stash/<seq>   keep-alive hard links (unlink, rename-over) and reflinks
+ *   post          (committed) the post-state of every journaled path, for undo
+ *   progress      (rollback) the last durable rollback checkpoint
+ *
+ * Paths in records are workspace-relative ("" = the workspace itself).
+ * docs/journal.md explains the design; see txn.h for the op-level API.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <time.h>
+
+enum tg_jrec_kind {
+	TG_JREC_CREATED = 1,  /* path did not exist: undo removes it */
+	TG_JREC_BORN,         /* identity (dev, ino) of what record `ref` created */
+	TG_JREC_CONTENT,      /* regular file's content + metadata before an in-place write */
+	TG_JREC_META,         /* metadata (mode, owner, times, user xattrs) before a change */
+	TG_JREC_STASHED,      /* path unlinked (or replaced): its inode kept at stash/<seq> */
+	TG_JREC_RMDIR,        /* empty directory removed: metadata to recreate it */
+	TG_JREC_RENAMED,      /* path moved to path2 (flags: RENAME_EXCHANGE) */
+	TG_JREC_SAVED,        /* path removed, no hard link possible: the object is in
+	                       * the tar (files) or the record (symlink target, fifo) */
+};
+
+#define TG_JREC_F_IMPLICIT 0x1u  /* META of a parent dir: not a change to report */
+#define TG_JREC_F_REFLINK  0x2u  /* CONTENT kept as reflink at stash/<seq>, not in the tar */
+#define TG_JREC_F_EXCHANGE 0x4u  /* RENAMED with RENAME_EXCHANGE */
+#define TG_JREC_F_BORN     0x8u  /* STASHED object was created by this run */
+#define TG_JREC_F_ALLOC    0x20u /* CONTENT/SAVED file had blocks for all its
+                                  * bytes: the restore allocates them again */
+#define TG_JREC_F_XALL     0x10u /* aux holds every xattr namespace journaled
+                                  * (base/fs.h), not only user.* (older
+                                  * records: a restore leaves the others be) */
+
+/* Metadata of one filesystem object, as captured. */
+struct tg_jmeta {
+	uint32_t mode;               /* st_mode: type and permission bits */
+	uint32_t uid, gid;
+	uint32_t nlink;              /* links at capture (0 in older records) */
+	uint64_t size;
+	uint64_t dev, ino;           /* identity: restores act only on this object */
+	uint64_t rdev;
+	struct timespec atime, mtime;
+};
+
+struct tg_jrec {
+	enum tg_jrec_kind kind;
+	uint32_t flags;
+	uint64_t seq;                /* 1, 2, ... in log order */
+	uint64_t ref;                /* BORN: seq of the CREATED record */
+	char *path;                  /* workspace-relative */
+	char *path2;                 /* RENAMED destination */
+	struct tg_jmeta meta;        /* object at path before the op (CREATED: none) */
+	uint64_t tar_off;            /* CONTENT/SAVED: offset of its zstd frame in pre.tar.zst */
+	char *aux;                   /* xattrs blob (u32 nlen,name,u32 vlen,value)*, or
+	                              * symlink target for SAVED symlinks */
+	size_t aux_len;
+};
+void tg_jrec_clear(struct tg_jrec *r);
+
+/* Encode/decode one record (with its frame: magic, length, CRC32). decode
+ * returns the bytes consumed, 0 at a clean end, -EBADMSG on a torn/corrupt
+ * record (readers stop there: a torn tail is a record that never became
+ * durable, so its syscall never ran). */
+int tg_jrec_encode(const struct tg_jrec *r, char **buf, size_t *len);
+ssize_t tg_jrec_decode(const char *buf, size_t len, struct tg_jrec *out);
+uint32_t tg_crc32(uint32_t crc, const void *buf, size_t len);
+const char *tg_jrec_kind_name(enum tg_jrec_kind k);
+
+/* Restore tracing on stderr: 0 none, 1 each failed step, 2 every step.
+ * Set once by the caller (the CLI: $TG_JOURNAL_DEBUG); read by the undo walk. */
+extern int tg_journal_debug;
+
+/* The default state directory for a workspace (absolute): outside the
+ * workspace on the same filesystem (the stash hard-links into it), else
+ * <workspace>/.txguard/state; docs/journal.md gives the rule. */
+int tg_journal_default_state_dir(const char *workspace, char **out);
+
+/* ---- one transaction's journal (used by txn.c) ---- */
+
+struct tg_journal;
+
+/* Create a new journal dir <state_dir>/txn/<id> for the workspace (absolute);
+ * command and tx (a multi-command transaction joined, or NULL) go into info. */
+int tg_journal_create(const char *state_dir, const char *workspace, const char *command,
+                      const char *tx, struct tg_journal **out);
+/* The same, but the dir is made at the first record (before it is
+ * written, with the same durability): a run that records nothing touches
+ * nothing on disk. tg_journal_on_disk() tells whether it was made. */
+int tg_journal_create_deferred(const char *state_dir, const char *workspace, const char *command,
+                               const char *tx, struct tg_journal **out);
+bool tg_journal_on_disk(const struct tg_journal *j);
+/* Open an existing transaction dir (recovery, history undo). */
+int tg_journal_load(const char *state_dir, const char *id, struct tg_journal **out);
+void tg_journal_free(struct tg_journal *j);
+const char *tg_journal_id(const struct tg_journal *j);
+const char *tg_journal_workspace(const struct tg_journal *j);
+
+/* Captures, before the op runs (first touch is txn.c's business). rel is
+ * workspace-relative. Each is durable when it returns 0. */
+int tg_journal_created(struct tg_journal *j, const char *rel);
+int tg_journal_content(struct tg_journal *j, const char *rel, const struct stat *st);
+int tg_journal_meta(struct tg_journal *j, const char *rel, const struct stat *st, bool implicit);
+/* born: the object was created by this run (kept only because a restore
+ * step needs it in place; it is not expected back at the end). */
+int tg_journal_remove(struct tg_journal *j, const char *rel, const struct stat *st, bool born);
+int tg_journal_renamed(struct tg_journal *j, const char *from, const char *to,
+                       const struct stat *src, bool exchange);
+/* When records reach the disk. FULL: each record is fdatasync'd before
+ * the call it protects runs (survives a power cut). BATCH: at most one
+ * fdatasync per 20 ms (survives a killed txguard; a power cut may lose the
+ * last records, and with them the undo of the calls they protected). */
+enum tg_sync_mode { TG_SYNC_FULL = 0, TG_SYNC_BATCH };
+void tg_journal_set_sync(struct tg_journal *j, enum tg_sync_mode mode);
+int tg_journal_sync(struct tg_journal *j);
+/* Between hold and release, records are written but synced once, by
+ * release (0 or -errno): all the captures one call needs, one fdatasync.
+ * Nothing of the call runs before release returns, so that is enough. */
+void tg_journal_hold(struct tg_journal *j);
+int tg_journal_release(struct tg_journal *j);
+
+/* What the last CREATED made (dev, ino), or ino 0 when it does not exist. */
+int tg_journal_born(struct tg_journal *j, uint64_t ref, uint64_t dev, uint64_t ino);
+uint64_t tg_journal_last_seq(const struct tg_journal *j);
+/* When the transaction began, by the filesystem's clock as much as the wall
+ * clock's (the earlier of both): an inode or name with a ctime at or after it
+ * was made during the transaction. */
+uint64_t tg_journal_started_ns(const struct tg_journal *j);
+uint64_t tg_journal_bytes_saved(const struct tg_journal *j);
+uint64_t tg_journal_disk_bytes(struct tg_journal *j);
+
+/* lstat a workspace-relative path without following any symlink (openat walk).
+ * 0, -ENOENT, or -errno. */
+int tg_journal_lstat(const struct tg_journal *j, const char *rel, struct stat *st);
+/* The same for sorted runs of paths in a tree nothing else changes: the
+ * previous path's parent stays open in c (base/fs.h). */
+struct tg_fs_dircache;
+int tg_journal_lstat_cached(const struct tg_journal *j, struct tg_fs_dircache *c, const char *rel,
+                            struct stat *st);
+/* An O_PATH fd on rel's parent directory in the workspace (no symlink
+ * followed on the way), *leaf = rel's last component. fd or -errno. */
+int tg_journal_parent(const struct tg_journal *j, const char *rel, const char **leaf);
+
+/* Iterate the records in log order. cb returns 0 to go on, >0 to stop, <0 error. */
+int tg_journal_foreach(const struct tg_journal *j, int (*cb)(void *ud, const struct tg_jrec *r), void *ud);
+
+/* Undo every record, newest first; idempotent; resumes from the last
+ * checkpoint. State goes open → rolling-back → rolled-back. */
+int tg_journal_rollback(struct tg_journal *j, void (*progress)(void *ud, size_t done, size_t total), void *ud);
+/* Write the post-state, finish the tar, mark committed. counts[5] per
+ * tg_change_kind (txn.h) for the history listing. */
+int tg_journal_commit(struct tg_journal *j, const size_t counts[5]);
+/* Mark the state ("open", "committed", "rolled-back", "rolling-back"). */
+int tg_journal_set_state(struct tg_journal *j, const char *state);
+const char *tg_journal_state(const struct tg_journal *j);
+
+/* Remove transaction dirs that a crash left half-created (no info file, no
+ * records). Call under the workspace lock. */
+int tg_journal_sweep(const char *state_dir);
+/* Remove a transaction dir (after rollback, or pruning). */
+int tg_journal_remove_dir(const char *state_dir, const char *id);
+
+/* ---- history pruning off the command's path (gc.c) ----
+ *
+ * A run that leaves the history bound is retired, not removed: its dir
+ * moves from <state_dir>/txn/ to <state_dir>/trash/ (one rename, O(1),
+ * durable with one fsync of txn/ before the commit returns), and the trash
+ * is emptied later where nobody waits for it (tg_journal_gc_spawn after
+ * the report is out). A crash at any point leaves each run either whole in
+ * txn/ (still history) or in trash/ (no longer referenced by anything), and
+ * the next gc empties what a crashed one left.
+ */
+/* Move txn/<id> to trash/<id>. Not yet durable: tg_journal_retire_sync. */
+int tg_journal_retire(const char *state_dir, const char *id);
+/* Make the retirements so far durable (fsync of txn/ and trash/). */
+int tg_journal_retire_sync(const char *state_dir);
+/* True when trash/ holds anything. */
+bool tg_journal_has_trash(const char *state_dir);
+/* Remove everything in trash/ (other gcs may run at the same time). */
+int tg_journal_gc(const char *state_dir);
+/* Run tg_journal_gc in a detached, niced grandchild with no open fds of
+ * ours (a caller reading our stdout sees its end at once) and return at
+ * once. 0 or -errno (the fork failed: the trash waits for the next one). */
+int tg_journal_gc_spawn(const char *state_dir);
+
+/* ---- previews (undo --dry-run, recover --dry-run) ---- */
+
+enum tg_step {
+	TG_STEP_REMOVE,      /* path: what the run created goes */
+	TG_STEP_REWRITE,     /* path: its bytes and metadata as before */
+	TG_STEP_META,        /* path: owner, mode, xattrs, times */
+	TG_STEP_RELINK,      /* path: the removed object comes back */
+	TG_STEP_MKDIR,       /* path: a removed directory comes back */
+	TG_STEP_MOVE_BACK,   /* path (where it is now) back to path2 */
+	TG_STEP_RECREATE,    /* path: a removed object comes back (a copy) */
+};
+const char *tg_step_name(enum tg_step s);
+/* The steps a restore of transaction id would take, in its order (newest
+ * record first), skipping what an interrupted restore already did. Nothing
+ * is changed. */
+int tg_journal_preview(const char *state_dir, const char *id,
+                       int (*cb)(void *ud, enum tg_step s, const char *path, const char *path2), void *ud);
+/* Paths that restoring interrupted transaction id would overwrite or
+ * remove although they changed after the journal's last write (plus a
+ * margin): edits made after the crash. Each path once. */
+int tg_journal_edited_after(const char *state_dir, const char *id, int (*cb)(void *ud, const char *path), void *ud);
+
+/* ---- history (committed transactions), for log/show/diff/undo ---- */
+
+struct tg_txinfo {
+	char *id;
+	char *workspace;
+	char *command;
+	char *state;                 /* "open", "committed", "rolled-back", "rolling-back" */
+	uint64_t started_ns, ended_ns;  /* wall clock */
+	size_t counts[5];            /* per tg_change_kind: created, modified, deleted, renamed, metadata */
+	uint64_t bytes_saved;        /* pre-image bytes (uncompressed) */
+	uint64_t journal_bytes;      /* on-disk size of the transaction dir */
+	char *tx;                    /* multi-command transaction it joined (--tx), or NULL */
+};
+void tg_txinfo_clear(struct tg_txinfo *i);
+
+/* All transactions in state_dir, newest first (by started_ns). *out is a
+ * malloc'd array of *n entries; free with tg_txinfo_free_all. */
+int tg_history_list(const char *state_dir, struct tg_txinfo **out, size_t *n);
+void tg_txinfo_free_all(struct tg_txinfo *v, size_t n);
+int tg_history_info(const char *state_dir, const char *id, struct tg_txinfo *out);
+/* Records of one transaction, in log order. */
+int tg_history_records(const char *state_dir, const char *id,
+                       int (*cb)(void *ud, const struct tg_jrec *r), void *ud);
+/* Write a CONTENT/SAVED record's pre-image bytes into fd (a regular file,
+ * e.g. a tmpfile for diff). Sparse holes are kept. */
+int tg_history_preimage(const char *state_dir, const char *id, const struct tg_jrec *r, int fd);
+
+/* Post-state check for undo: is rel (workspace-relative) still as transaction
+ * id left it at commit? *changed = true when it was changed outside since
+ * (type, mode, size, mtime, symlink target, or presence differ). */
+int tg_history_changed_since(const char *state_dir, const char *id, const char *rel, bool *changed);
+/* Visit every path of the post-state with whether it changed since commit. */
+int tg_history_check(const char *state_dir, const char *id,
+                     int (*cb)(void *ud, const char *rel, bool changed), void *ud);
+/* Undo a committed transaction (= rollback of it). Newer ones must be undone
+ * first (the caller walks the list). Without force, fails with -ESTALE and
+ * visits nothing when a path changed outside since (use tg_history_check to
+ * name them). On success the transaction's state becomes "undone". */
+int tg_history_undo(const char *state_dir, const char *id, bool force);
+
+/* What a run changed, from these records (changes.c). */
+#include "changes.h"

@@ -1,0 +1,511 @@
+/* journal/post.c — committed transactions as history: info files, the
+ * post-state written at commit, and the read/undo API of journal.h.
+ */
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/fs.h"
+#include "journal_int.h"
+#include "tar.h"
+#include "base/util.h"
+
+/* ---- %XX escaping: paths may hold any byte but '\0' ---- */
+
+static char *esc(const char *s)
+{
+	size_t n = strlen(s);
+	char *o = malloc(n * 3 + 1), *q = o;
+	if (!o)
+		return NULL;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p < 0x21 || *p > 0x7e || *p == '%' || *p == '=')
+			q += sprintf(q, "%%%02X", *p);
+		else
+			*q++ = (char)*p;
+	}
+	*q = '\0';
+	return o;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+static char *unesc(const char *s, size_t n)
+{
+	char *o = malloc(n + 1), *q = o;
+	if (!o)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		/* Not sscanf: it measures the rest of the string at every '%',
+		 * and a command line of 100,000 arguments has as many. */
+		int hi = i + 2 < n ? hexval(s[i + 1]) : -1, lo = hi >= 0 ? hexval(s[i + 2]) : -1;
+		if (s[i] == '%' && lo >= 0) {
+			*q++ = (char)(hi << 4 | lo);
+			i += 2;
+		} else {
+			*q++ = s[i];
+		}
+	}
+	*q = '\0';
+	return o;
+}
+
+/* ---- info ---- */
+
+void tg_txinfo_clear(struct tg_txinfo *i)
+{
+	if (!i)
+		return;
+	free(i->id);
+	free(i->workspace);
+	free(i->command);
+	free(i->state);
+	free(i->tx);
+	memset(i, 0, sizeof(*i));
+}
+
+void tg_txinfo_free_all(struct tg_txinfo *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		tg_txinfo_clear(&v[i]);
+	free(v);
+}
+
+static int info_set(struct tg_txinfo *o, const char *k, size_t kl, const char *v, size_t vl)
+{
+	static const char *const ck[5] = { "created", "modified", "deleted", "renamed", "metadata" };
+	char **s = NULL;
+	uint64_t *num = NULL;
+	if (kl == 2 && !memcmp(k, "id", 2))
+		s = &o->id;
+	else if (kl == 9 && !memcmp(k, "workspace", 9))
+		s = &o->workspace;
+	else if (kl == 7 && !memcmp(k, "command", 7))
+		s = &o->command;
+	else if (kl == 5 && !memcmp(k, "state", 5))
+		s = &o->state;
+	else if (kl == 2 && !memcmp(k, "tx", 2))
+		s = &o->tx;
+	else if (kl == 10 && !memcmp(k, "started_ns", 10))
+		num = &o->started_ns;
+	else if (kl == 8 && !memcmp(k, "ended_ns", 8))
+		num = &o->ended_ns;
+	else if (kl == 11 && !memcmp(k, "bytes_saved", 11))
+		num = &o->bytes_saved;
+	else if (kl == 13 && !memcmp(k, "journal_bytes", 13))
+		num = &o->journal_bytes;
+	if (s) {
+		free(*s);
+		*s = unesc(v, vl);
+		return *s ? 0 : -ENOMEM;
+	}
+	_cleanup_free_ char *val = tg_strndup(v, vl);
+	if (!val)
+		return -ENOMEM;
+	if (num)
+		*num = strtoull(val, NULL, 10);
+	for (int c = 0; c < 5; c++)
+		if (strlen(ck[c]) == kl && !memcmp(k, ck[c], kl))
+			o->counts[c] = (size_t)strtoull(val, NULL, 10);
+	return 0;
+}
+
+int tg_info_parse(const char *text, size_t len, struct tg_txinfo *out)
+{
+	memset(out, 0, sizeof(*out));
+	const char *p = text, *end = text + len;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end;
+		const char *eq = memchr(p, '=', (size_t)(le - p));
+		if (eq) {
+			int e = info_set(out, p, (size_t)(eq - p), eq + 1, (size_t)(le - eq - 1));
+			if (e < 0) {
+				tg_txinfo_clear(out);
+				return e;
+			}
+		}
+		p = le + 1;
+	}
+	if (!out->id || !out->workspace || !out->state) {
+		tg_txinfo_clear(out);
+		return -EBADMSG;
+	}
+	if (!out->command)
+		out->command = tg_strdup("");
+	return out->command ? 0 : -ENOMEM;
+}
+
+int tg_history_info(const char *state_dir, const char *id, struct tg_txinfo *out)
+{
+	_cleanup_free_ char *path = tg_asprintf("%s/txn/%s/info", state_dir, id);
+	if (!path)
+		return -ENOMEM;
+	_cleanup_free_ char *text = NULL;
+	size_t len;
+	int e = tg_read_file(path, &text, &len, 1u << 20);
+	return e < 0 ? e : tg_info_parse(text, len, out);
+}
+
+static int by_newest(const void *a, const void *b)
+{
+	const struct tg_txinfo *x = a, *y = b;
+	if (x->started_ns != y->started_ns)
+		return x->started_ns < y->started_ns ? 1 : -1;
+	return -strcmp(x->id, y->id);
+}
+
+int tg_history_list(const char *state_dir, struct tg_txinfo **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	_cleanup_free_ char *txn = tg_asprintf("%s/txn", state_dir);
+	if (!txn)
+		return -ENOMEM;
+	DIR *d = opendir(txn);
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	struct tg_txinfo *v = NULL;
+	size_t cnt = 0, cap = 0;
+	struct dirent *de;
+	int e = 0;
+	while ((de = readdir(d))) {
+		struct tg_txinfo i;
+		if (de->d_name[0] == '.' || tg_history_info(state_dir, de->d_name, &i) < 0)
+			continue; /* a dir being created or removed */
+		if (cnt == cap) {
+			cap = cap ? cap * 2 : 16;
+			struct tg_txinfo *nv = realloc(v, cap * sizeof(*nv));
+			if (!nv) {
+				tg_txinfo_clear(&i);
+				e = -ENOMEM;
+				break;
+			}
+			v = nv;
+		}
+		v[cnt++] = i;
+	}
+	closedir(d);
+	if (e < 0) {
+		tg_txinfo_free_all(v, cnt);
+		return e;
+	}
+	if (cnt)
+		qsort(v, cnt, sizeof(*v), by_newest);
+	*out = v;
+	*n = cnt;
+	return 0;
+}
+
+int tg_history_records(const char *state_dir, const char *id,
+                       int (*cb)(void *ud, const struct tg_jrec *r), void *ud)
+{
+	struct tg_journal *j;
+	int e = tg_journal_load(state_dir, id, &j);
+	if (e < 0)
+		return e;
+	e = tg_journal_foreach(j, cb, ud);
+	tg_journal_free(j);
+	return e;
+}
+
+int tg_history_preimage(const char *state_dir, const char *id, const struct tg_jrec *r, int fd)
+{
+	bool reflink = r->flags & TG_JREC_F_REFLINK;
+	if (r->kind != TG_JREC_CONTENT && r->kind != TG_JREC_SAVED)
+		return -EINVAL;
+	_cleanup_free_ char *path = reflink
+		? tg_asprintf("%s/txn/%s/stash/%llu", state_dir, id, (unsigned long long)r->seq)
+		: tg_asprintf("%s/txn/%s/pre.tar.zst", state_dir, id);
+	if (!path)
+		return -ENOMEM;
+	_cleanup_close_ int src = open(path, O_RDONLY | O_CLOEXEC);
+	if (src < 0)
+		return -errno;
+	if (!reflink)
+		return tg_jtar_extract(src, r->tar_off, fd, NULL);
+	if (ftruncate(fd, 0) < 0)
+		return -errno;
+	char buf[65536];
+	for (off_t off = 0;;) {
+		ssize_t n = pread(src, buf, sizeof(buf), off);
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return 0;
+		if (pwrite(fd, buf, (size_t)n, off) != n)
+			return -errno;
+		off += n;
+	}
+}
+
+/* ---- post-state: one line per journaled path, written at commit ---- */
+
+struct pathset {
+	char **v;
+	size_t n, cap;
+};
+
+struct collect {
+	struct pathset s;
+	int wsfd;
+};
+
+static int pathset_add(struct pathset *s, char *p)
+{
+	if (!p)
+		return -ENOMEM;
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 256;
+		char **nv = realloc(s->v, s->cap * sizeof(*nv));
+		if (!nv) {
+			free(p);
+			return -ENOMEM;
+		}
+		s->v = nv;
+	}
+	s->v[s->n++] = p;
+	return 0;
+}
+
+/* Everything under a directory the run created: undo removes it all, so a
+ * file edited in there by hand since must be noticed too. */
+static int add_subtree_path(void *ud, const char *path)
+{
+	return pathset_add(ud, tg_strdup(path));
+}
+
+static int collect_paths(void *ud, const struct tg_jrec *r)
+{
+	struct collect *c = ud;
+	if (r->kind == TG_JREC_BORN)
+		return 0;
+	for (int k = 0; k < 2; k++) {
+		const char *p = k ? r->path2 : r->path;
+		int e = p ? pathset_add(&c->s, tg_strdup(p)) : 0;
+		if (e < 0)
+			return e;
+	}
+	if (r->kind != TG_JREC_CREATED || !r->path[0])
+		return 0;
+	const char *leaf;
+	_cleanup_close_ int pfd = tg_fs_parent(c->wsfd, r->path, &leaf);
+	_cleanup_close_ int dfd = pfd < 0 ? -1 : openat(pfd, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	return dfd < 0 ? 0 : tg_fs_walk_subtree(dfd, r->path, add_subtree_path, &c->s);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* What identifies a path's state for "changed outside since?": presence,
+ * type, mode, size, mtime; for a symlink its target's CRC. Inode numbers are
+ * left out on purpose: undoing a newer run may recreate a directory. */
+static char *state_line(int wsfd, struct tg_fs_dircache *dc, const char *rel)
+{
+	struct stat st;
+	_cleanup_free_ char *e = esc(rel);
+	if (!e)
+		return NULL;
+	if (tg_fs_lstat_cached(wsfd, dc, rel, &st) < 0)
+		return tg_asprintf("%s\t-\n", e);
+	uint32_t crc = 0;
+	if (S_ISLNK(st.st_mode)) {
+		const char *leaf;
+		char target[4096];
+		_cleanup_close_ int pfd = tg_fs_parent(wsfd, rel, &leaf);
+		ssize_t n = pfd >= 0 ? readlinkat(pfd, leaf, target, sizeof(target)) : -1;
+		crc = n > 0 ? tg_crc32(0, target, (size_t)n) : 0;
+	}
+	bool dir = S_ISDIR(st.st_mode);
+	return tg_asprintf("%s\t%o\t%llu\t%lld.%09ld\t%08x\n", e, st.st_mode,
+	                   dir ? 0ULL : (unsigned long long)st.st_size,
+	                   dir ? 0LL : (long long)st.st_mtim.tv_sec, dir ? 0L : st.st_mtim.tv_nsec, crc);
+}
+
+int tg_journal_write_post(struct tg_journal *j)
+{
+	struct collect c = { .wsfd = j->wsfd };
+	int e = tg_journal_foreach(j, collect_paths, &c);
+	struct pathset s = c.s;
+	if (!e && s.n)
+		qsort(s.v, s.n, sizeof(*s.v), cmp_str);
+	int fd = e ? -1 : openat(j->dirfd, "post", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (!e && fd < 0)
+		e = -errno;
+	/* Sorted: siblings share the cached parent; lines go out in blocks. */
+	struct tg_fs_dircache dc = { 0 };
+	char buf[1 << 16];
+	size_t used = 0;
+	for (size_t i = 0; !e && i < s.n; i++) {
+		if (i && !strcmp(s.v[i], s.v[i - 1]))
+			continue;
+		_cleanup_free_ char *line = state_line(j->wsfd, &dc, s.v[i]);
+		if (!line) {
+			e = -ENOMEM;
+			break;
+		}
+		size_t len = strlen(line);
+		if (used + len > sizeof(buf)) {
+			e = tg_write_all(fd, buf, used);
+			used = 0;
+		}
+		if (!e && len > sizeof(buf))
+			e = tg_write_all(fd, line, len);
+		else if (!e) {
+			memcpy(buf + used, line, len);
+			used += len;
+		}
+	}
+	tg_fs_dircache_clear(&dc);
+	if (!e && used)
+		e = tg_write_all(fd, buf, used);
+	if (!e && fsync(fd) < 0)
+		e = -errno;
+	if (fd >= 0)
+		close(fd);
+	for (size_t i = 0; i < s.n; i++)
+		free(s.v[i]);
+	free(s.v);
+	return e;
+}
+
+int tg_history_check(const char *state_dir, const char *id,
+                     int (*cb)(void *ud, const char *rel, bool changed), void *ud)
+{
+	struct tg_journal *j;
+	int e = tg_journal_load(state_dir, id, &j);
+	if (e < 0)
+		return e;
+	_cleanup_free_ char *path = tg_asprintf("%s/post", j->dir);
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0;
+	e = path ? tg_read_file(path, &text, &len, 1u << 30) : -ENOMEM;
+	struct tg_fs_dircache dc = { 0 }; /* post is sorted; cb only looks */
+	for (char *p = text; !e && p && p < text + len;) {
+		char *nl = memchr(p, '\n', (size_t)(text + len - p));
+		char *tab = memchr(p, '\t', (size_t)((nl ? nl : text + len) - p));
+		if (!nl || !tab)
+			break;
+		_cleanup_free_ char *rel = unesc(p, (size_t)(tab - p));
+		_cleanup_free_ char *now = rel ? state_line(j->wsfd, &dc, rel) : NULL;
+		if (!now) {
+			e = -ENOMEM;
+			break;
+		}
+		bool changed = strlen(now) != (size_t)(nl - p + 1) || memcmp(now, p, (size_t)(nl - p + 1)) != 0;
+		e = cb(ud, rel, changed);
+		p = nl + 1;
+	}
+	tg_fs_dircache_clear(&dc);
+	tg_journal_free(j);
+	return e < 0 ? e : 0;
+}
+
+struct one_check {
+	const char *rel;
+	bool *changed;
+	bool found;
+};
+
+static int check_one(void *ud, const char *rel, bool changed)
+{
+	struct one_check *c = ud;
+	if (strcmp(rel, c->rel) != 0)
+		return 0;
+	*c->changed = changed;
+	c->found = true;
+	return 1;
+}
+
+int tg_history_changed_since(const char *state_dir, const char *id, const char *rel, bool *changed)
+{
+	struct one_check c = { rel, changed, false };
+	*changed = false;
+	int e = tg_history_check(state_dir, id, check_one, &c);
+	return e < 0 ? e : c.found ? 0 : -ENOENT;
+}
+
+static int any_changed(void *ud, const char *rel, bool changed)
+{
+	(void)rel;
+	if (changed)
+		*(bool *)ud = true;
+	return changed ? 1 : 0;
+}
+
+int tg_history_undo(const char *state_dir, const char *id, bool force)
+{
+	_cleanup_free_ char *lockp = tg_asprintf("%s/lock", state_dir);
+	if (!lockp)
+		return -ENOMEM;
+	_cleanup_close_ int lfd = open(lockp, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (lfd < 0)
+		return -errno;
+	if (flock(lfd, LOCK_EX | LOCK_NB) < 0)
+		return errno == EWOULDBLOCK ? -EBUSY : -errno;
+	struct tg_journal *j;
+	int e = tg_journal_load(state_dir, id, &j);
+	if (e < 0)
+		return e;
+	const char *st = tg_journal_state(j);
+	if (strcmp(st, "committed") != 0 && strcmp(st, "rolling-back") != 0)
+		e = -EINVAL;
+	bool changed = false;
+	if (!e && !force && !strcmp(st, "committed"))
+		e = tg_history_check(state_dir, id, any_changed, &changed);
+	if (!e && changed)
+		e = -ESTALE;
+	if (!e)
+		e = tg_journal_rollback(j, NULL, NULL);
+	tg_journal_free(j);
+	return e;
+}
+
+int tg_journal_sweep(const char *state_dir)
+{
+	_cleanup_free_ char *txn = tg_asprintf("%s/txn", state_dir);
+	if (!txn)
+		return -ENOMEM;
+	DIR *d = opendir(txn);
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	int e = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		struct stat st;
+		if (de->d_name[0] == '.' || fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !S_ISDIR(st.st_mode))
+			continue;
+		_cleanup_free_ char *info = tg_asprintf("%s/info", de->d_name);
+		_cleanup_free_ char *log = tg_asprintf("%s/log", de->d_name);
+		if (!info || !log) {
+			e = -ENOMEM;
+			break;
+		}
+		if (fstatat(dirfd(d), info, &st, 0) == 0)
+			continue;
+		/* Records are only appended once info exists: no info, no records. */
+		if (fstatat(dirfd(d), log, &st, 0) == 0 && st.st_size > 0)
+			continue;
+		int q = tg_fs_remove_tree(dirfd(d), de->d_name);
+		if (q < 0 && !e)
+			e = q;
+	}
+	closedir(d);
+	return e;
+}

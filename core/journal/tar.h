@@ -1,0 +1,35 @@
+/* journal/tar.h — pre-image content as a zstd-compressed pax tar.
+ *
+ * Each captured file is one tar entry compressed as its own zstd frame and
+ * fsync'd before the call returns: the file is always a valid sequence of
+ * frames (concatenated frames decompress as one stream), a record can point
+ * at its frame by byte offset for random access on restore, and a failed
+ * capture is cut off (ftruncate to the frame start) without leaving garbage
+ * in the middle. tg_jtar_finish() appends the tar end blocks as a last frame.
+ */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+struct tg_jtar;
+
+/* Open (create or append to) dirfd/name. */
+int tg_jtar_open(int dirfd, const char *name, struct tg_jtar **out);
+void tg_jtar_free(struct tg_jtar *t);
+
+/* Append srcfd (a regular file, read from offset 0, streamed; holes found with
+ * SEEK_DATA/SEEK_HOLE are stored as a pax sparse map) as entry `name` with
+ * st's metadata and the user xattrs blob (journal.h format). *frame_off gets
+ * the frame's offset. Durable (fdatasync) on return. 0 or -errno. */
+int tg_jtar_add(struct tg_jtar *t, int srcfd, const char *name, const struct stat *st,
+                const char *xattrs, size_t xattrs_len, uint64_t *frame_off);
+
+/* Append the end-of-archive blocks and fsync. */
+int tg_jtar_finish(struct tg_jtar *t);
+
+/* Write the data of the entry whose frame starts at off in tarfd into dstfd
+ * (pwrite at the entry's offsets, so holes stay holes) and set dstfd's size.
+ * *size (may be NULL) gets the entry size. 0 or -errno. */
+int tg_jtar_extract(int tarfd, uint64_t off, int dstfd, uint64_t *size);

@@ -1,0 +1,299 @@
+/* landlock.c — Landlock as a race-free second line (see landlock.h).
+ *
+ * The kernel's uapi header on build machines often lags the running kernel,
+ * so the few structures and access bits used here are declared locally;
+ * rights the running kernel does not know are masked off by ABI version.
+ */
+#include "landlock.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+
+#include "config.h"
+#include "base/path.h"
+#include "base/util.h"
+
+#ifndef SYS_landlock_create_ruleset
+#define SYS_landlock_create_ruleset 444
+#define SYS_landlock_add_rule 445
+#define SYS_landlock_restrict_self 446
+#endif
+
+#define LL_CREATE_RULESET_VERSION (1U << 0)
+#define LL_RULE_PATH_BENEATH 1
+
+#define LL_EXECUTE      (1ULL << 0)
+#define LL_WRITE_FILE   (1ULL << 1)
+#define LL_READ_FILE    (1ULL << 2)
+#define LL_READ_DIR     (1ULL << 3)
+#define LL_REMOVE_DIR   (1ULL << 4)
+#define LL_REMOVE_FILE  (1ULL << 5)
+#define LL_MAKE_CHAR    (1ULL << 6)
+#define LL_MAKE_DIR     (1ULL << 7)
+#define LL_MAKE_REG     (1ULL << 8)
+#define LL_MAKE_SOCK    (1ULL << 9)
+#define LL_MAKE_FIFO    (1ULL << 10)
+#define LL_MAKE_BLOCK   (1ULL << 11)
+#define LL_MAKE_SYM     (1ULL << 12)
+#define LL_REFER        (1ULL << 13) /* ABI 2 */
+#define LL_TRUNCATE     (1ULL << 14) /* ABI 3 */
+
+struct ll_ruleset_attr {
+	uint64_t handled_access_fs;
+};
+
+struct ll_path_beneath_attr {
+	uint64_t allowed_access;
+	int32_t parent_fd;
+} __attribute__((packed));
+
+#define LL_READ (LL_EXECUTE | LL_READ_FILE | LL_READ_DIR)
+#define LL_WRITE (LL_WRITE_FILE | LL_REMOVE_DIR | LL_REMOVE_FILE | LL_MAKE_CHAR | LL_MAKE_DIR | \
+		  LL_MAKE_REG | LL_MAKE_SOCK | LL_MAKE_FIFO | LL_MAKE_BLOCK | LL_MAKE_SYM | \
+		  LL_REFER | LL_TRUNCATE)
+/* The only rights a rule on a non-directory may carry. */
+#define LL_FILE_RIGHTS (LL_EXECUTE | LL_WRITE_FILE | LL_READ_FILE | LL_TRUNCATE)
+
+/* Devices every process expects to write; ptys for interactive tools. */
+static const char *const default_writable[] = {
+	"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx", "/dev/pts", "/dev/shm", NULL,
+};
+const char *const *const tg_landlock_default_writable = default_writable;
+
+int tg_landlock_probe(void)
+{
+#ifdef TG_HAVE_LANDLOCK
+	static int abi = -1;
+	if (abi < 0) {
+		long v = syscall(SYS_landlock_create_ruleset, NULL, 0, LL_CREATE_RULESET_VERSION);
+		abi = v > 0 ? (int)v : 0;
+	}
+	return abi;
+#else
+	return 0;
+#endif
+}
+
+/* Filesystem rights this ABI handles. IOCTL_DEV (ABI 5) is left unhandled
+ * on purpose: terminal ioctls must keep working and ioctls are not what
+ * this boundary is for. Network rights (ABI 4) and scopes (ABI 6) are not
+ * handled either: connect() is judged by the tracer's policy, and scoping
+ * signals or abstract sockets would break ordinary process trees. */
+static uint64_t handled_for_abi(int abi)
+{
+	uint64_t h = LL_READ | LL_WRITE;
+	if (abi < 2)
+		h &= ~LL_REFER;
+	if (abi < 3)
+		h &= ~LL_TRUNCATE;
+	return h;
+}
+
+/* One ruleset under construction. */
+struct ll {
+	int fd;
+	uint64_t handled;
+	size_t nrules;
+	char **excl;          /* canonical excluded paths */
+};
+
+static int add_rule(struct ll *ll, const char *path, uint64_t rights)
+{
+	_cleanup_close_ int fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	/* EACCES: we cannot reach it, and the tree runs with our credentials,
+	 * so it could not either: no rule is needed (as nobody, dirs of other
+	 * users sit on the way to the secrets in $HOME). */
+	if (fd < 0)
+		return errno == ENOENT || errno == ELOOP || errno == EACCES ? 0 : -errno;
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	/* A symlink needs no rule: access is checked on what it points to. */
+	if (S_ISLNK(st.st_mode))
+		return 0;
+	if (!S_ISDIR(st.st_mode))
+		rights &= LL_FILE_RIGHTS;
+	struct ll_path_beneath_attr attr = {
+		.allowed_access = rights & ll->handled,
+		.parent_fd = fd,
+	};
+	if (attr.allowed_access == 0)
+		return 0;
+	if (syscall(SYS_landlock_add_rule, ll->fd, LL_RULE_PATH_BENEATH, &attr, 0) < 0)
+		return -errno;
+	ll->nrules++;
+	return 0;
+}
+
+static bool is_excluded(const struct ll *ll, const char *path)
+{
+	for (size_t i = 0; ll->excl && ll->excl[i]; i++)
+		if (tg_path_is_under(path, ll->excl[i]))
+			return true;
+	return false;
+}
+
+/* Some excluded path lies strictly beneath `path`. */
+static bool excl_beneath(const struct ll *ll, const char *path)
+{
+	for (size_t i = 0; ll->excl && ll->excl[i]; i++)
+		if (tg_path_is_under(ll->excl[i], path) && strcmp(ll->excl[i], path) != 0)
+			return true;
+	return false;
+}
+
+static void closedirp(DIR **d)
+{
+	int saved = errno;
+	if (*d)
+		closedir(*d);
+	errno = saved;
+}
+
+static int grant_except(struct ll *ll, const char *path, uint64_t rights);
+
+/* path is an ancestor of an excluded path: grant each entry separately. */
+static int grant_entries(struct ll *ll, const char *path, uint64_t rights)
+{
+	__attribute__((cleanup(closedirp))) DIR *d = opendir(path);
+	if (!d)
+		return errno == ENOENT || errno == ENOTDIR || errno == EACCES ? 0 : -errno;
+	struct dirent *de;
+	while ((errno = 0, de = readdir(d))) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		_cleanup_free_ char *child = tg_asprintf("%s%s%s", path, strcmp(path, "/") ? "/" : "", de->d_name);
+		if (!child)
+			return -ENOMEM;
+		int r = grant_except(ll, child, rights);
+		if (r < 0)
+			return r;
+	}
+	return errno ? -errno : 0;
+}
+
+/* Grant `rights` beneath path, minus the excluded subtrees. */
+static int grant_except(struct ll *ll, const char *path, uint64_t rights)
+{
+	if (is_excluded(ll, path))
+		return 0;
+	if (!excl_beneath(ll, path))
+		return add_rule(ll, path, rights);
+	struct stat st;
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT || errno == EACCES ? 0 : -errno;
+	if (S_ISLNK(st.st_mode))
+		return 0;
+	return grant_entries(ll, path, rights);
+}
+
+/* Directories on the way to an excluded path keep their listing: READ_DIR
+ * on "/" (it applies beneath, to directories only). */
+static int grant_listing(struct ll *ll)
+{
+	if (!ll->excl)
+		return 0;
+	return add_rule(ll, "/", LL_READ_DIR);
+}
+
+/* Canonical form of an absolute path in our own view: symlinks resolved as
+ * far as the path exists, the rest kept lexically. */
+static int canonical(const char *p, char **out)
+{
+	if (!p || p[0] != '/')
+		return -EINVAL;
+	return tg_path_resolve(getpid(), AT_FDCWD, p, true, false, out);
+}
+
+static int collect_excl(struct ll *ll, const struct tg_landlock_spec *spec)
+{
+	const char *const *lists[] = { spec->deny_read, spec->hidden };
+	size_t counts[] = { spec->ndeny_read, spec->nhidden };
+	for (size_t l = 0; l < TG_ARRAY_SIZE(lists); l++) {
+		for (size_t i = 0; i < counts[l]; i++) {
+			_cleanup_free_ char *c = NULL;
+			int r = canonical(lists[l][i], &c);
+			if (r < 0)
+				return r;
+			/* A secret that does not exist has nothing to hide, and
+			 * excluding it would cost every directory on its way the
+			 * right to get new entries (~/.cargo/credentials.toml
+			 * would make ~/.cargo half-writable). */
+			struct stat st;
+			if (lstat(c, &st) < 0 && errno == ENOENT)
+				continue;
+			r = tg_strv_push(&ll->excl, c);
+			if (r < 0)
+				return r;
+		}
+	}
+	return 0;
+}
+
+static int grant_writable(struct ll *ll, const char *p)
+{
+	_cleanup_free_ char *c = NULL;
+	int r = canonical(p, &c);
+	if (r < 0)
+		return r;
+	return grant_except(ll, c, LL_READ | LL_WRITE);
+}
+
+static int build(struct ll *ll, const struct tg_landlock_spec *spec)
+{
+	int r = collect_excl(ll, spec);
+	if (r < 0)
+		return r;
+	r = grant_except(ll, "/", LL_READ);
+	if (r < 0)
+		return r;
+	r = grant_listing(ll);
+	for (size_t i = 0; r >= 0 && default_writable[i]; i++)
+		r = grant_writable(ll, default_writable[i]);
+	for (size_t i = 0; r >= 0 && i < spec->nwritable; i++)
+		r = grant_writable(ll, spec->writable[i]);
+	return r;
+}
+
+int tg_landlock_build(const struct tg_landlock_spec *spec, size_t *nrules)
+{
+	if (!spec)
+		return -EINVAL;
+	int abi = tg_landlock_probe();
+	if (abi <= 0)
+		return -EOPNOTSUPP;
+	struct ll ll = { .fd = -1, .handled = handled_for_abi(abi) };
+	struct ll_ruleset_attr attr = { .handled_access_fs = ll.handled };
+	ll.fd = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
+	if (ll.fd < 0)
+		return -errno;
+	int r = build(&ll, spec);
+	tg_strv_free(ll.excl);
+	if (r < 0) {
+		close(ll.fd);
+		return r;
+	}
+	if (nrules)
+		*nrules = ll.nrules;
+	return ll.fd;
+}
+
+int tg_landlock_restrict(const struct tg_landlock_spec *spec)
+{
+	int fd = tg_landlock_build(spec, NULL);
+	if (fd < 0)
+		return fd;
+	_cleanup_close_ int rfd = fd;
+	/* Required by landlock_restrict_self() without CAP_SYS_ADMIN, and by
+	 * the seccomp filter installed right after. */
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return -errno;
+	if (syscall(SYS_landlock_restrict_self, rfd, 0) < 0)
+		return -errno;
+	return 0;
+}

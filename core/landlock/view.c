@@ -1,0 +1,122 @@
+/* landlock/view.c — what the ruleset refuses, seen from the supervisor
+ * (see landlock.h). It mirrors build() in landlock.c: a writable place gets
+ * one rule beneath it when it exists and holds no excluded path; otherwise
+ * it is walked entry by entry, and entries created later get no rule. Only
+ * the first case is certain to be granted: everything else may be refused,
+ * and the caller watches those calls' results (a second ptrace stop) to
+ * report what the kernel really did. */
+#include "landlock.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/path.h"
+#include "base/util.h"
+
+extern const char *const *const tg_landlock_default_writable;
+
+struct tg_landlock_view {
+	char **roots;   /* canonical writable places granted beneath as a whole */
+	char **excl;    /* canonical deny_read and hidden paths */
+};
+
+static int canonical(const char *p, char **out)
+{
+	if (!p || p[0] != '/')
+		return -EINVAL;
+	return tg_path_resolve(getpid(), AT_FDCWD, p, true, false, out);
+}
+
+static bool excl_at_or_beneath(char *const *excl, const char *path)
+{
+	for (size_t i = 0; excl && excl[i]; i++)
+		if (tg_path_is_under(excl[i], path) || tg_path_is_under(path, excl[i]))
+			return true;
+	return false;
+}
+
+static int add_excl(struct tg_landlock_view *v, const char *const *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		_cleanup_free_ char *c = NULL;
+		struct stat st;
+		int r = canonical(list[i], &c);
+		if (r < 0)
+			return r;
+		if (lstat(c, &st) < 0 && errno == ENOENT)
+			continue;   /* as collect_excl() in landlock.c */
+		if ((r = tg_strv_push(&v->excl, c)) < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int add_root(struct tg_landlock_view *v, const char *p)
+{
+	_cleanup_free_ char *c = NULL;
+	struct stat st;
+	int r = canonical(p, &c);
+	if (r < 0)
+		return r;
+	/* A missing place gets no rule at all; one holding an excluded path
+	 * is granted piecewise, as it was at build time. */
+	if (lstat(c, &st) < 0 || excl_at_or_beneath(v->excl, c))
+		return 0;
+	return tg_strv_push(&v->roots, c);
+}
+
+int tg_landlock_view_new(const struct tg_landlock_spec *spec, struct tg_landlock_view **out)
+{
+	struct tg_landlock_view *v = calloc(1, sizeof(*v));
+	int r = v ? 0 : -ENOMEM;
+	*out = NULL;
+	if (r == 0)
+		r = add_excl(v, spec->deny_read, spec->ndeny_read);
+	if (r == 0)
+		r = add_excl(v, spec->hidden, spec->nhidden);
+	for (size_t i = 0; r == 0 && tg_landlock_default_writable[i]; i++)
+		r = add_root(v, tg_landlock_default_writable[i]);
+	for (size_t i = 0; r == 0 && i < spec->nwritable; i++)
+		r = add_root(v, spec->writable[i]);
+	if (r < 0) {
+		tg_landlock_view_free(v);
+		return r;
+	}
+	*out = v;
+	return 0;
+}
+
+void tg_landlock_view_free(struct tg_landlock_view *v)
+{
+	if (!v)
+		return;
+	tg_strv_free(v->roots);
+	tg_strv_free(v->excl);
+	free(v);
+}
+
+bool tg_landlock_view_may_refuse(const struct tg_landlock_view *v, const char *path, bool entry)
+{
+	if (!v || !path)
+		return false;
+	for (size_t i = 0; v->roots && v->roots[i]; i++) {
+		if (!tg_path_is_under(path, v->roots[i]))
+			continue;
+		/* The place itself: its own name lives in a parent that has
+		 * no write rule. */
+		if (!entry || strcmp(path, v->roots[i]) != 0)
+			return false;
+	}
+	return true;
+}
+
+const char *tg_landlock_view_excluded(const struct tg_landlock_view *v, const char *path)
+{
+	for (size_t i = 0; v && path && v->excl && v->excl[i]; i++)
+		if (tg_path_is_under(path, v->excl[i]))
+			return v->excl[i];
+	return NULL;
+}

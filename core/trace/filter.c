@@ -1,0 +1,232 @@
+/* filter.c — build and load the seccomp filter (see filter.h). */
+#include "filter.h"
+
+#include <errno.h>
+#include <linux/seccomp.h>
+#include <seccomp.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "syscalls.h"
+#include "base/util.h"
+
+static void ctx_releasep(scmp_filter_ctx *ctx)
+{
+	if (*ctx)
+		seccomp_release(*ctx);
+}
+#define _cleanup_seccomp_ __attribute__((cleanup(ctx_releasep)))
+
+static bool nr_in(const int *nrs, size_t n, int nr)
+{
+	for (size_t i = 0; i < n; i++)
+		if (nrs[i] == nr)
+			return true;
+	return false;
+}
+
+static struct scmp_arg_cmp to_scmp(const struct tg_syscall_cond *c)
+{
+	if (c->cmp == TG_CMP_NE)
+		return (struct scmp_arg_cmp){ .arg = (unsigned)c->arg, .op = SCMP_CMP_NE, .datum_a = c->datum };
+	return (struct scmp_arg_cmp){ .arg = (unsigned)c->arg, .op = SCMP_CMP_MASKED_EQ,
+	                              .datum_a = c->mask, .datum_b = c->datum };
+}
+
+/* One rule per alternative: libseccomp ORs rules of the same syscall. */
+static int add_row(scmp_filter_ctx ctx, const struct tg_syscall *sc, uint32_t action, bool conditional)
+{
+	if (!conditional || sc->ncond == 0)
+		return seccomp_rule_add_exact(ctx, action, (int)sc->nr, 0);
+	for (unsigned i = 0; i < sc->ncond; i++) {
+		struct scmp_arg_cmp cmp = to_scmp(&sc->cond[i]);
+		int r = seccomp_rule_add_exact_array(ctx, action, (int)sc->nr, 1, &cmp);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* A fixed denial stops once so that the refusal is reported (issue 13):
+ * the tracer fails the call with the errno carried in the data and tells
+ * on_fixed(). Without a tracer RET_TRACE fails the call with ENOSYS: still
+ * refused. clone3's ENOSYS is not a refusal (libc falls back to clone) and
+ * stays silent in BPF. */
+static uint32_t fixed_action(long nr, int err)
+{
+	if (nr == SYS_clone3)
+		return SCMP_ACT_ERRNO((uint32_t)err);
+	return SCMP_ACT_TRACE(TG_FILTER_FIXED | (uint32_t)err);
+}
+
+static int add_table(scmp_filter_ctx ctx, const struct tg_filter_config *cfg, const int *skip, size_t nskip)
+{
+	size_t n;
+	const struct tg_syscall *t = tg_syscalls(&n);
+	for (size_t i = 0; i < n; i++) {
+		const struct tg_syscall *sc = &t[i];
+		int r = 0;
+		if (nr_in(skip, nskip, (int)sc->nr))
+			continue;
+		switch (sc->trap) {
+		case TG_TRAP_ALWAYS:
+		case TG_TRAP_IF:
+			r = add_row(ctx, sc, SCMP_ACT_TRACE(0), sc->trap == TG_TRAP_IF);
+			break;
+		case TG_TRAP_NET:
+			if (cfg->trap_network)
+				r = add_row(ctx, sc, SCMP_ACT_TRACE(0), true);
+			break;
+		case TG_DENY:
+		case TG_DENY_IF:
+			r = add_row(ctx, sc, fixed_action(sc->nr, sc->err), sc->trap == TG_DENY_IF);
+			break;
+		}
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* The config's own denials come first and win over the table's row for the
+ * same syscall (a policy may deny outright what would otherwise trap). */
+static int add_denied(scmp_filter_ctx ctx, const struct tg_filter_config *cfg, int *nrs, size_t *n)
+{
+	*n = 0;
+	for (size_t i = 0; i < cfg->ndenied; i++) {
+		int nr = seccomp_syscall_resolve_name(cfg->denied_syscalls[i]);
+		int err = cfg->deny_errno ? cfg->deny_errno[i] : EPERM;
+		if (nr == __NR_SCMP_ERROR || err <= 0 || err > 4095)
+			return -EINVAL;
+		if (nr_in(nrs, *n, nr))
+			continue;
+		nrs[(*n)++] = nr;
+		/* Pseudo numbers (syscalls x86_64 lacks) have nothing to deny. */
+		if (nr < 0)
+			continue;
+		int r = seccomp_rule_add_exact(ctx, fixed_action(nr, err), nr, 0);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int build(const struct tg_filter_config *cfg, scmp_filter_ctx *out)
+{
+	_cleanup_seccomp_ scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+	_cleanup_free_ int *denied = NULL;
+	size_t ndenied = 0;
+	int r;
+
+	if (!ctx)
+		return -ENOMEM;
+	/* libseccomp learns what the kernel can do by calling seccomp(2); where
+	 * that is not passed through (txguard under valgrind) it would refuse
+	 * KILL_PROCESS. txguard needs Linux >= 5.3 anyway, which has API level
+	 * 3; a kernel that truly lacks it refuses the load: closed either way. */
+	if (seccomp_api_get() < 3 && seccomp_api_set(3) < 0)
+		return -EOPNOTSUPP;
+	/* Arch gate: only native x86_64 entries reach the rules; int 0x80 and
+	 * foreign arches die. libseccomp also sends x32 numbers (nr with
+	 * bit 30) of an x86_64-only filter to this action. */
+	r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+	if (r < 0)
+		return r;
+	/* A binary tree of syscall numbers: the filter runs on every call. */
+	(void)seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
+	if (cfg->ndenied) {
+		denied = calloc(cfg->ndenied, sizeof(*denied));
+		if (!denied)
+			return -ENOMEM;
+	}
+	r = add_denied(ctx, cfg, denied, &ndenied);
+	if (r < 0)
+		return r;
+	r = add_table(ctx, cfg, denied, ndenied);
+	if (r < 0)
+		return r;
+	*out = steal_pointer(&ctx);
+	return 0;
+}
+
+static int check_names(const struct tg_filter_config *cfg, const char **bad)
+{
+	for (size_t i = 0; i < cfg->ndenied; i++) {
+		int err = cfg->deny_errno ? cfg->deny_errno[i] : EPERM;
+		if (seccomp_syscall_resolve_name(cfg->denied_syscalls[i]) == __NR_SCMP_ERROR || err <= 0 ||
+		    err > 4095) {
+			if (bad)
+				*bad = cfg->denied_syscalls[i];
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+int tg_filter_check(const struct tg_filter_config *cfg, const char **bad)
+{
+	_cleanup_seccomp_ scmp_filter_ctx ctx = NULL;
+	int r = check_names(cfg, bad);
+	return r < 0 ? r : build(cfg, &ctx);
+}
+
+int tg_filter_prepare(const struct tg_filter_config *cfg, struct tg_filter_prog *out, const char **bad)
+{
+	memset(out, 0, sizeof(*out));
+	int r = check_names(cfg, bad);
+	return r < 0 ? r : tg_filter_compile(cfg, out);
+}
+
+int tg_filter_compile(const struct tg_filter_config *cfg, struct tg_filter_prog *out)
+{
+	_cleanup_seccomp_ scmp_filter_ctx ctx = NULL;
+	_cleanup_close_ int fd = -1;
+	struct stat st;
+	int r = build(cfg, &ctx);
+	if (r < 0)
+		return r;
+	/* libseccomp 2.5 exports BPF to an fd only (seccomp_export_bpf_mem
+	 * came in 2.6). */
+	fd = memfd_create("txguard-bpf", MFD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	r = seccomp_export_bpf(ctx, fd);
+	if (r < 0)
+		return r;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	size_t len = (size_t)st.st_size;
+	if (len == 0 || len % sizeof(struct sock_filter) || len / sizeof(struct sock_filter) > BPF_MAXINSNS)
+		return -E2BIG;
+	struct sock_filter *insns = malloc(len);
+	if (!insns)
+		return -ENOMEM;
+	if (pread(fd, insns, len, 0) != (ssize_t)len) {
+		free(insns);
+		return -EIO;
+	}
+	out->fprog.len = (unsigned short)(len / sizeof(struct sock_filter));
+	out->fprog.filter = insns;
+	return 0;
+}
+
+void tg_filter_prog_free(struct tg_filter_prog *prog)
+{
+	free(prog->fprog.filter);
+	prog->fprog.filter = NULL;
+	prog->fprog.len = 0;
+}
+
+int tg_filter_load_prog(const struct tg_filter_prog *prog)
+{
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog->fprog) == 0)
+		return 0;
+	if (errno != ENOSYS)
+		return -errno;
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog->fprog, 0, 0) < 0 ? -errno : 0;
+}
+

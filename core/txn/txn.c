@@ -1,0 +1,1231 @@
+/* txn.c — a transaction on a workspace: state dir and lock, recovery, and
+ * the mapping of a decoded syscall (struct tg_op) onto journal captures.
+ *
+ * First touch is keyed by inode (dev, ino), not by path: a file renamed and
+ * written again needs no second capture, and a rename needs no invalidation
+ * of path prefixes. Pre-existing inodes cannot be recycled during the run
+ * because every one that loses its last name is kept alive in the stash.
+ */
+#include "txn.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/fs.h>
+#include <linux/magic.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/ioctl.h>
+#include <sys/statfs.h>
+#include <sys/sysmacros.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "journal/journal.h"
+#include "base/fs.h"
+#include "base/path.h"
+#include "base/util.h"
+
+#define TG_HISTORY_RUNS 50
+#define TG_HISTORY_BYTES (1ull << 30)
+
+/* ---- a small open-addressing set of (dev, ino) ---- */
+
+struct idset {
+	uint64_t *k;         /* pairs: dev, ino; ino 0 = empty */
+	size_t cap, n;
+};
+
+static size_t id_hash(uint64_t dev, uint64_t ino, size_t cap)
+{
+	uint64_t h = (ino * 0x9e3779b97f4a7c15ull) ^ (dev * 0xc2b2ae3d27d4eb4full);
+	return (size_t)(h >> 17) & (cap - 1);
+}
+
+static bool idset_has(const struct idset *s, const struct stat *st)
+{
+	if (!s->cap)
+		return false;
+	for (size_t i = id_hash(st->st_dev, st->st_ino, s->cap);; i = (i + 1) & (s->cap - 1)) {
+		if (s->k[2 * i + 1] == 0)
+			return false;
+		if (s->k[2 * i] == st->st_dev && s->k[2 * i + 1] == st->st_ino)
+			return true;
+	}
+}
+
+static int idset_put_raw(struct idset *s, uint64_t dev, uint64_t ino)
+{
+	for (size_t i = id_hash(dev, ino, s->cap);; i = (i + 1) & (s->cap - 1)) {
+		if (s->k[2 * i + 1] == 0) {
+			s->k[2 * i] = dev;
+			s->k[2 * i + 1] = ino;
+			s->n++;
+			return 0;
+		}
+		if (s->k[2 * i] == dev && s->k[2 * i + 1] == ino)
+			return 0;
+	}
+}
+
+static int idset_add(struct idset *s, uint64_t dev, uint64_t ino)
+{
+	if (ino == 0)
+		return 0;
+	if ((s->n + 1) * 2 > s->cap) {
+		struct idset ns = { calloc(2 * (s->cap ? s->cap * 2 : 256), sizeof(uint64_t)),
+		                    s->cap ? s->cap * 2 : 256, 0 };
+		if (!ns.k)
+			return -ENOMEM;
+		for (size_t i = 0; i < s->cap; i++)
+			if (s->k[2 * i + 1])
+				idset_put_raw(&ns, s->k[2 * i], s->k[2 * i + 1]);
+		free(s->k);
+		*s = ns;
+	}
+	return idset_put_raw(s, dev, ino);
+}
+
+/* ---- a set of strings (paths) ---- */
+
+struct strset {
+	char **k;
+	size_t cap, n;
+};
+
+
+static bool strset_has(const struct strset *s, const char *key)
+{
+	if (!s->cap)
+		return false;
+	for (size_t i = (size_t)tg_hash_str(key) & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
+		if (!s->k[i])
+			return false;
+		if (!strcmp(s->k[i], key))
+			return true;
+	}
+}
+
+static void strset_put_raw(struct strset *s, char *key)
+{
+	for (size_t i = (size_t)tg_hash_str(key) & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
+		if (!s->k[i]) {
+			s->k[i] = key;
+			s->n++;
+			return;
+		}
+	}
+}
+
+static int strset_add(struct strset *s, const char *key)
+{
+	if (strset_has(s, key))
+		return 0;
+	if ((s->n + 1) * 2 > s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 64;
+		struct strset ns = { calloc(cap, sizeof(char *)), cap, 0 };
+		if (!ns.k)
+			return -ENOMEM;
+		for (size_t i = 0; i < s->cap; i++)
+			if (s->k[i])
+				strset_put_raw(&ns, s->k[i]);
+		free(s->k);
+		*s = ns;
+	}
+	char *k = tg_strdup(key);
+	if (!k)
+		return -ENOMEM;
+	strset_put_raw(s, k);
+	return 0;
+}
+
+static void strset_free(struct strset *s)
+{
+	for (size_t i = 0; i < s->cap; i++)
+		free(s->k[i]);
+	free(s->k);
+}
+
+/* ---- the transaction ---- */
+
+/* A creation journaled before its call ran. The tracer stops one thread per
+ * call: only that thread's next trapped call (or its end) proves the call
+ * has run; another thread's next call may come first. */
+struct pending {
+	pid_t tid;               /* the thread that made the call (op->pid) */
+	uint64_t seq;            /* its CREATED record, or 0 (no record needed) */
+	char *rel;
+	bool link;               /* made by link(): a new name, not a new inode */
+	bool watch;              /* O_CREAT of an existing name: if another thread
+	                          * removes it before the call runs, the call
+	                          * creates a new file no record names */
+	uint64_t dev, ino;       /* watch: what the name held */
+};
+
+struct tg_txn {
+	char *workspace;
+	char *state_dir;
+	int lockfd;
+	struct tg_journal *j;
+	uint64_t max_runs, max_bytes;
+	struct idset content;    /* content (and metadata) already saved */
+	struct idset meta;       /* metadata already saved */
+	struct idset born;       /* created by this transaction: nothing to save */
+	struct strset vacated;   /* names a restore must be able to put back, as
+	                          * "dev:ino/leaf" of their directory: the
+	                          * directory may move (and keep its entries) */
+	struct idset moved;      /* objects not born here that a rename moved */
+	struct idset pinned;     /* born, but an exchange's undo needs them in place */
+	struct idset removed;    /* originals that lost a name: kept by the journal */
+	struct pending *pend;    /* creations whose object is not known yet */
+	size_t npend, cappend;
+	pid_t tid;               /* the thread whose call is being journaled */
+	bool ending;             /* tg_txn_end: nothing runs any more */
+	bool finished;
+	bool counts_valid;       /* counts of the last tg_txn_changes after the end */
+	uint64_t counts_seq;     /* ... at this last journal record */
+	size_t counts[5];
+	pid_t owner;             /* the process that opened it (not a forked child) */
+	int recovered;           /* interrupted transactions tg_txn_open restored */
+	bool join;               /* a member of a multi-command transaction */
+	bool trash;              /* pruned runs wait in the trash (tg_txn_collect) */
+	bool sync_set;           /* the journal's sync mode is chosen (first capture) */
+	enum tg_sync_choice sync; /* what it is chosen from */
+};
+
+static int write_gitignore(const char *dir)
+{
+	_cleanup_free_ char *gi = tg_asprintf("%s/.gitignore", dir);
+	if (!gi)
+		return -ENOMEM;
+	int fd = open(gi, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return errno == EEXIST ? 0 : -errno;
+	int e = tg_write_all(fd, "*\n", 2);
+	if (!e && fsync(fd) < 0)
+		e = -errno;
+	close(fd);
+	return e;
+}
+
+/* A state dir inside the workspace hides from git with a `*` .gitignore,
+ * in it and, for the .txguard/state fallback, in .txguard. */
+static int prepare_state_dir(const char *workspace, const char *state_dir)
+{
+	int e = tg_fs_mkdir_p(state_dir);
+	if (e < 0 || !tg_path_is_under(state_dir, workspace))
+		return e;
+	e = write_gitignore(state_dir);
+	_cleanup_free_ char *parent = tg_strndup(state_dir, (size_t)(strrchr(state_dir, '/') - state_dir));
+	if (!e && parent && strcmp(parent, workspace) != 0 && tg_path_is_under(parent, workspace))
+		e = write_gitignore(parent);
+	return e;
+}
+
+static int take_lock(const char *state_dir, enum tg_lock_mode mode)
+{
+	_cleanup_free_ char *p = tg_asprintf("%s/lock", state_dir);
+	if (!p)
+		return -ENOMEM;
+	int fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	int op = LOCK_EX | (mode == TG_LOCK_FAIL ? LOCK_NB : 0);
+	while (flock(fd, op) < 0) {
+		int e = errno;
+		if (e == EINTR)
+			continue;
+		close(fd);
+		return e == EWOULDBLOCK ? -EBUSY : -e;
+	}
+	return fd;
+}
+
+static int count_edit(void *ud, const char *path)
+{
+	(void)path;
+	(*(size_t *)ud)++;
+	return 0;
+}
+
+/* Under the lock, no live owner holds an open transaction: restore each one
+ * (and clear the leftovers of finished rollbacks). Without force, a
+ * transaction whose restore would overwrite paths changed after the crash
+ * (tg_journal_edited_after) stops the recovery with -ESTALE, nothing of it
+ * restored: like undo, recovery never silently overwrites hand edits. */
+static int recover_locked(const char *state_dir, int *recovered, bool force)
+{
+	struct tg_txinfo *v;
+	size_t n;
+	int e = tg_journal_sweep(state_dir);
+	if (!e)
+		e = tg_history_list(state_dir, &v, &n);
+	if (e < 0)
+		return e;
+	for (size_t i = 0; i < n && !e; i++) {
+		const char *st = v[i].state;
+		if (!strcmp(st, "rolled-back")) {
+			e = tg_journal_remove_dir(state_dir, v[i].id);
+			continue;
+		}
+		if (strcmp(st, "open") != 0 && strcmp(st, "rolling-back") != 0)
+			continue;
+		size_t edits = 0;
+		if (!force && (e = tg_journal_edited_after(state_dir, v[i].id, count_edit, &edits)) == 0 && edits)
+			e = -ESTALE;
+		if (e < 0)
+			break;
+		struct tg_journal *j;
+		e = tg_journal_load(state_dir, v[i].id, &j);
+		if (!e)
+			e = tg_journal_rollback(j, NULL, NULL);
+		bool remove = !e && !strcmp(tg_journal_state(j), "rolled-back");
+		tg_journal_free(j);
+		if (remove)
+			e = tg_journal_remove_dir(state_dir, v[i].id);
+		if (!e && recovered)
+			(*recovered)++;
+	}
+	tg_txinfo_free_all(v, n);
+	return e;
+}
+
+static int resolve_state_dir(const char *workspace, const char *given, char **out)
+{
+	if (given) {
+		*out = tg_path_normalize(given);
+		return *out ? 0 : -errno;
+	}
+	return tg_journal_default_state_dir(workspace, out);
+}
+
+int tg_recover(const char *workspace, const char *state_dir, int *recovered)
+{
+	return tg_recover_ex(workspace, state_dir, false, recovered);
+}
+
+int tg_recover_state_dir(const char *workspace, const char *state_dir, char **out)
+{
+	_cleanup_free_ char *ws = tg_path_normalize(workspace);
+	if (!ws)
+		return -errno;
+	return resolve_state_dir(ws, state_dir, out);
+}
+
+int tg_recover_ex(const char *workspace, const char *state_dir, bool force, int *recovered)
+{
+	if (recovered)
+		*recovered = 0;
+	_cleanup_free_ char *ws = tg_path_normalize(workspace);
+	_cleanup_free_ char *sd = NULL;
+	if (!ws)
+		return -errno;
+	int e = resolve_state_dir(ws, state_dir, &sd);
+	if (e < 0)
+		return e;
+	struct stat st;
+	if (stat(sd, &st) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	_cleanup_close_ int lock = take_lock(sd, TG_LOCK_FAIL);
+	if (lock < 0)
+		return lock;
+	return recover_locked(sd, recovered, force);
+}
+
+void tg_txn_free(struct tg_txn *t)
+{
+	if (!t)
+		return;
+	int saved = errno;
+	/* Opened, never finished, nothing journaled (the run failed before it
+	 * started): there is nothing to restore, so leave no "open" transaction
+	 * for the next run to recover. Only the opener, still under the lock. */
+	if (t->j && !t->finished && t->lockfd >= 0 && t->owner == getpid() &&
+	    tg_journal_on_disk(t->j) && tg_journal_last_seq(t->j) == 0)
+		(void)tg_journal_remove_dir(t->state_dir, tg_journal_id(t->j));
+	tg_journal_free(t->j);
+	if (t->lockfd >= 0)
+		close(t->lockfd);
+	free(t->content.k);
+	free(t->meta.k);
+	free(t->born.k);
+	free(t->pinned.k);
+	free(t->removed.k);
+	free(t->moved.k);
+	strset_free(&t->vacated);
+	for (size_t i = 0; i < t->npend; i++)
+		free(t->pend[i].rel);
+	free(t->pend);
+	free(t->workspace);
+	free(t->state_dir);
+	free(t);
+	errno = saved;
+}
+
+/* ext4 mounted with data=ordered (its default) or data=journal commits a
+ * file's appended data before any later metadata change of the same
+ * filesystem, and its journal commits metadata changes in order: a journal
+ * record (and the stash hard link) written before the workspace call is on
+ * disk before that call's effect is, without an fdatasync of our own.
+ * tmpfs does not survive a power cut at all. */
+static bool ordered_fs(const char *path)
+{
+	struct statfs sf;
+	if (statfs(path, &sf) < 0)
+		return false;
+	if (sf.f_type == TMPFS_MAGIC)
+		return true;
+	if (sf.f_type != EXT4_SUPER_MAGIC)
+		return false;
+	struct stat st;
+	if (stat(path, &st) < 0)
+		return false;
+	/* data=writeback gives no data ordering: look at the mount options. */
+	_cleanup_fclose_ FILE *f = fopen("/proc/self/mountinfo", "re");
+	char line[4096];
+	bool writeback = false, found = false;
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned maj, min;
+		if (sscanf(line, "%*u %*u %u:%u", &maj, &min) != 2)
+			continue;
+		if (makedev(maj, min) != st.st_dev)
+			continue;
+		found = true;
+		writeback = writeback || strstr(line, "data=writeback") != NULL;
+	}
+	return found && !writeback;
+}
+
+static enum tg_sync_mode sync_mode(enum tg_sync_choice c, const char *workspace, const char *state_dir)
+{
+	switch (c) {
+	case TG_SYNC_CHOICE_FULL:
+		return TG_SYNC_FULL;
+	case TG_SYNC_CHOICE_BATCH:
+		return TG_SYNC_BATCH;
+	case TG_SYNC_CHOICE_AUTO:
+	default: {
+		/* Same filesystem with ordered commits: the per-call sync buys
+		 * nothing, so sync in batches; anything else: every record. */
+		struct stat a, b;
+		if (stat(workspace, &a) == 0 && stat(state_dir, &b) == 0 && a.st_dev == b.st_dev &&
+		    ordered_fs(state_dir))
+			return TG_SYNC_BATCH;
+		return TG_SYNC_FULL;
+	}
+	}
+}
+
+int tg_txn_open(struct tg_txn **out, const struct tg_txn_opts *opts)
+{
+	if (!opts || !opts->workspace || opts->workspace[0] != '/')
+		return -EINVAL;
+	struct tg_txn *t = calloc(1, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	t->lockfd = -1;
+	t->owner = getpid();
+	t->max_runs = opts->history_max_runs ? opts->history_max_runs : TG_HISTORY_RUNS;
+	t->max_bytes = opts->history_max_bytes ? opts->history_max_bytes : TG_HISTORY_BYTES;
+	t->workspace = tg_path_normalize(opts->workspace);
+	int e = t->workspace ? 0 : -errno;
+	struct stat st;
+	if (!e && (stat(t->workspace, &st) < 0 || !S_ISDIR(st.st_mode)))
+		e = errno ? -errno : -ENOTDIR;
+	if (!e)
+		e = resolve_state_dir(t->workspace, opts->state_dir, &t->state_dir);
+	if (!e)
+		e = prepare_state_dir(t->workspace, t->state_dir);
+	if (!e)
+		e = t->lockfd = take_lock(t->state_dir, opts->lock);
+	if (e >= 0)
+		e = recover_locked(t->state_dir, &t->recovered, false);
+	/* A member of a multi-command transaction is named in its history
+	 * at once; a plain run makes its journal dir at its first record
+	 * (tg_journal_create_deferred): one that changes nothing leaves no
+	 * trace and waits for no disk. */
+	t->join = opts->join_id != NULL;
+	t->sync = opts->sync;
+	if (!e && t->join)
+		e = tg_journal_create(t->state_dir, t->workspace, opts->command, opts->join_id, &t->j);
+	else if (!e)
+		e = tg_journal_create_deferred(t->state_dir, t->workspace, opts->command, NULL, &t->j);
+	if (e < 0) {
+		tg_txn_free(t);
+		return e;
+	}
+	*out = t;
+	return 0;
+}
+
+const char *tg_txn_id(const struct tg_txn *t) { return tg_journal_id(t->j); }
+int tg_txn_recovered(const struct tg_txn *t) { return t->recovered; }
+const char *tg_txn_state_dir(const struct tg_txn *t) { return t->state_dir; }
+
+bool tg_txn_is_private(const struct tg_txn *t, const char *path)
+{
+	return path && tg_path_is_under(path, t->state_dir);
+}
+
+/* ---- ops → captures ---- */
+
+/* Workspace-relative form of abs, or NULL when outside. */
+static const char *rel_of(const struct tg_txn *t, const char *abs)
+{
+	if (!abs || !tg_path_is_under(abs, t->workspace))
+		return NULL;
+	size_t n = strlen(t->workspace);
+	if (n == 1)
+		return abs + 1;
+	return abs[n] == '/' ? abs + n + 1 : abs + n;
+}
+
+/* How sure we are that a pending creation's call has run. */
+enum settle_mode {
+	SETTLE_RAN,    /* its thread made another call, or is gone: it ran */
+	SETTLE_MAYBE,  /* another thread's call: it may not have run yet */
+	SETTLE_FINAL,  /* commit or rollback: nothing runs any more */
+};
+
+/* Made during this transaction, by the filesystem's own clock: the birth
+ * time where the filesystem keeps one (a rename or link() does not change
+ * it), else the ctime — which a rename or link() of an original sets too:
+ * originals the journal saw moved or captured, and names with other links,
+ * are then not taken for new. */
+static bool looks_new(struct tg_txn *t, const char *rel, const struct stat *st)
+{
+	if (idset_has(&t->content, st) || idset_has(&t->meta, st) || idset_has(&t->moved, st))
+		return false;
+	uint64_t start = tg_journal_started_ns(t->j);
+	const char *leaf;
+	_cleanup_close_ int pfd = tg_journal_parent(t->j, rel, &leaf);
+	struct statx sx;
+	if (pfd >= 0 && statx(pfd, leaf, AT_SYMLINK_NOFOLLOW, STATX_INO | STATX_BTIME, &sx) == 0 &&
+	    (sx.stx_mask & STATX_BTIME) && sx.stx_ino == st->st_ino)
+		return (uint64_t)sx.stx_btime.tv_sec * 1000000000u + sx.stx_btime.tv_nsec >= start;
+	if (!S_ISDIR(st->st_mode) && st->st_nlink > 1)
+		return false;
+	return (uint64_t)st->st_ctim.tv_sec * 1000000000u + (uint64_t)st->st_ctim.tv_nsec >= start;
+}
+
+/* A watched O_CREAT open: 1 when settled, 0 when it stays pending. A new
+ * object at the name that is not what it held is a creation no record
+ * names yet: record it now (CREATED + BORN). Its seq is later than any
+ * removal of the old object, so a restore removes it before putting the old
+ * one back. */
+static int settle_watch(struct tg_txn *t, const struct pending *p, enum settle_mode mode)
+{
+	struct stat st;
+	if (tg_journal_lstat(t->j, p->rel, &st) < 0)
+		return mode == SETTLE_MAYBE ? 0 : 1;
+	if ((uint64_t)st.st_dev == p->dev && (uint64_t)st.st_ino == p->ino)
+		return mode == SETTLE_MAYBE ? 0 : 1;
+	if (idset_has(&t->born, &st) || !looks_new(t, p->rel, &st))
+		return 1; /* already known, or moved here (its own record) */
+	int e = tg_journal_created(t->j, p->rel);
+	if (!e)
+		e = tg_journal_born(t->j, tg_journal_last_seq(t->j), st.st_dev, st.st_ino);
+	if (!e)
+		e = idset_add(&t->born, st.st_dev, st.st_ino);
+	return e < 0 ? e : 1;
+}
+
+/* Settle pending creation i: 1 when done (and removed), 0 when it stays. */
+static int settle_one(struct tg_txn *t, size_t i, enum settle_mode mode)
+{
+	struct pending *p = &t->pend[i];
+	struct stat st;
+	int e = 0;
+	if (p->watch) {
+		e = settle_watch(t, p, mode);
+		if (e <= 0)
+			return e;
+		free(p->rel);
+		t->pend[i] = t->pend[--t->npend];
+		return 1;
+	}
+	if (tg_journal_lstat(t->j, p->rel, &st) == 0) {
+		if (mode == SETTLE_MAYBE && !looks_new(t, p->rel, &st))
+			return 0; /* not provably what the call made: its thread will tell */
+		if (!p->link && (mode == SETTLE_RAN || looks_new(t, p->rel, &st)))
+			e = idset_add(&t->born, st.st_dev, st.st_ino);
+		if (!e && p->seq)
+			e = tg_journal_born(t->j, p->seq, st.st_dev, st.st_ino);
+	} else if (mode == SETTLE_MAYBE) {
+		return 0; /* an empty name: the call may just not have run yet */
+	} else if (p->seq) {
+		/* The call failed: restore must not remove whatever it later
+		 * finds at that name (it may be an original put back). */
+		e = tg_journal_born(t->j, p->seq, 0, 0);
+	}
+	if (e < 0)
+		return e;
+	free(p->rel);
+	t->pend[i] = t->pend[--t->npend];
+	return 1;
+}
+
+static bool thread_gone(pid_t tid)
+{
+	return tid > 0 && kill(tid, 0) < 0 && errno == ESRCH;
+}
+
+/* Before a call of thread tid (0: none, e.g. a summary), learn what earlier
+ * creations made: tid's own has run; another thread's only when its name now
+ * holds a new object or the thread is gone. final: nothing runs any more, an
+ * empty name means the call failed. */
+static int settle(struct tg_txn *t, pid_t tid, bool final)
+{
+	for (size_t i = 0; i < t->npend;) {
+		const struct pending *p = &t->pend[i];
+		enum settle_mode mode = final ? SETTLE_FINAL
+		                        : p->tid == tid || thread_gone(p->tid) ? SETTLE_RAN
+		                                                                : SETTLE_MAYBE;
+		int r = settle_one(t, i, mode);
+		if (r < 0)
+			return r;
+		if (r == 0)
+			i++;
+	}
+	return 0;
+}
+
+static int save_meta(struct tg_txn *t, const char *rel, const struct stat *st, bool implicit)
+{
+	if (idset_has(&t->born, st) || idset_has(&t->meta, st) || idset_has(&t->content, st))
+		return 0;
+	int e = tg_journal_meta(t->j, rel, st, implicit);
+	return e ? e : idset_add(&t->meta, st->st_dev, st->st_ino);
+}
+
+/* The parent's mtime changes with every namespace op in it. */
+static int save_parent(struct tg_txn *t, const char *rel)
+{
+	if (!rel[0])
+		return 0;
+	_cleanup_free_ char *parent = tg_fs_dirname(rel);
+	if (!parent)
+		return -ENOMEM;
+	struct stat st;
+	if (tg_journal_lstat(t->j, parent, &st) < 0 || !S_ISDIR(st.st_mode))
+		return 0; /* the call will fail with ENOENT/ENOTDIR: nothing changes */
+	return save_meta(t, parent, &st, true);
+}
+
+/* Inside a directory this run created, a new name needs no record: the
+ * restore removes that directory with everything in it (what was moved in
+ * from outside is moved back out first, by its own RENAMED record) —
+ * unless the name was vacated earlier (moved away, removed): the restore
+ * must then find it free to put the old object back. */
+/* "dev:ino/leaf" of rel's directory entry, or NULL (errno set). */
+static char *entry_key(struct tg_txn *t, const char *rel, struct stat *parent)
+{
+	_cleanup_free_ char *dir = tg_fs_dirname(rel);
+	struct stat st;
+	if (!parent)
+		parent = &st;
+	if (!dir || tg_journal_lstat(t->j, dir, parent) < 0)
+		return NULL;
+	const char *slash = strrchr(rel, '/');
+	return tg_asprintf("%llx:%llx/%s", (unsigned long long)parent->st_dev,
+	                   (unsigned long long)parent->st_ino, slash ? slash + 1 : rel);
+}
+
+static int vacate(struct tg_txn *t, const char *rel)
+{
+	_cleanup_free_ char *key = entry_key(t, rel, NULL);
+	return key ? strset_add(&t->vacated, key) : 0; /* no parent: nothing to put back there */
+}
+
+static bool skip_created(struct tg_txn *t, const char *rel)
+{
+	struct stat parent;
+	_cleanup_free_ char *key = strchr(rel, '/') ? entry_key(t, rel, &parent) : NULL;
+	return key && idset_has(&t->born, &parent) && !strset_has(&t->vacated, key);
+}
+
+static int pend_room(struct tg_txn *t)
+{
+	if (t->npend < t->cappend)
+		return 0;
+	size_t cap = t->cappend ? t->cappend * 2 : 16;
+	struct pending *np = realloc(t->pend, cap * sizeof(*np));
+	if (!np)
+		return -ENOMEM;
+	t->pend = np;
+	t->cappend = cap;
+	return 0;
+}
+
+static int watch_create(struct tg_txn *t, const char *rel, const struct stat *st)
+{
+	if (pend_room(t) < 0)
+		return -ENOMEM;
+	struct pending p = { .tid = t->tid, .watch = true, .dev = st->st_dev, .ino = st->st_ino };
+	p.rel = tg_strdup(rel);
+	if (!p.rel)
+		return -ENOMEM;
+	t->pend[t->npend++] = p;
+	return 0;
+}
+
+static int save_created(struct tg_txn *t, const char *rel, bool link)
+{
+	if (pend_room(t) < 0)
+		return -ENOMEM;
+	struct pending p = { .tid = t->tid, .link = link };
+	if (!skip_created(t, rel)) {
+		int e = save_parent(t, rel);
+		if (!e)
+			e = tg_journal_created(t->j, rel);
+		if (e < 0)
+			return e;
+		p.seq = tg_journal_last_seq(t->j);
+	}
+	p.rel = tg_strdup(rel);
+	if (!p.rel)
+		return -ENOMEM;
+	t->pend[t->npend++] = p;
+	return 0;
+}
+
+/* Keep what is about to lose a name; a file this run created has nothing
+ * to give back. */
+static int save_removal(struct tg_txn *t, const char *rel, const struct stat *st)
+{
+	bool born = !S_ISDIR(st->st_mode) && idset_has(&t->born, st);
+	if (born && !idset_has(&t->pinned, st))
+		return 0;
+	int e = tg_journal_remove(t->j, rel, st, born);
+	if (!e && !born && !S_ISDIR(st->st_mode))
+		e = idset_add(&t->removed, st->st_dev, st->st_ino);
+	return e ? e : vacate(t, rel);
+}
+
+static int save_content(struct tg_txn *t, const char *rel, const struct stat *st)
+{
+	if (!S_ISREG(st->st_mode) || idset_has(&t->born, st) || idset_has(&t->content, st))
+		return 0;
+	int e = tg_journal_content(t->j, rel, st);
+	return e ? e : idset_add(&t->content, st->st_dev, st->st_ino);
+}
+
+/* What the kernel will do with a write to the regular file rel (flags: the
+ * open's, O_TRUNC for truncate): 0 when it may change it (capture first),
+ * 1 when it surely refuses (EPERM on an append-only or immutable file,
+ * EACCES without write permission: nothing to capture, nothing to report),
+ * -EPERM when it would append to an append-only file that only a caller
+ * with CAP_LINUX_IMMUTABLE could cut back: refused, since no restore could
+ * undo it. Inode flags cannot change during the run (their ioctl is refused
+ * as unjournaled). */
+static int write_fate(struct tg_txn *t, const char *rel, int flags)
+{
+	const char *leaf;
+	_cleanup_close_ int pfd = tg_journal_parent(t->j, rel, &leaf);
+	_cleanup_close_ int fd = pfd < 0 ? -1 : openat(pfd, leaf, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	int iflags = 0;
+	if (fd >= 0 && ioctl(fd, FS_IOC_GETFLAGS, &iflags) == 0) {
+		if (iflags & FS_IMMUTABLE_FL)
+			return 1;
+		if ((iflags & FS_APPEND_FL) && (!(flags & O_APPEND) || (flags & O_TRUNC)))
+			return 1;
+		if ((iflags & FS_APPEND_FL) && geteuid() != 0)
+			return -EPERM;
+	}
+	if (pfd >= 0 && geteuid() != 0 && faccessat(pfd, leaf, W_OK, AT_EACCESS) < 0 &&
+	    (errno == EACCES || errno == EROFS))
+		return 1;
+	return 0;
+}
+
+static int before_open(struct tg_txn *t, const struct tg_op *op, const char *rel)
+{
+	struct stat st;
+	int e = tg_journal_lstat(t->j, rel, &st);
+	if (e == -ENOENT)
+		return op->flags & O_CREAT ? save_created(t, rel, false) : 0;
+	if (e < 0)
+		return e;
+	if ((op->flags & O_CREAT) && (op->flags & O_EXCL))
+		return 0; /* fails with EEXIST */
+	if ((op->flags & O_CREAT) && !S_ISDIR(st.st_mode)) {
+		e = save_parent(t, rel); /* in case it creates after all */
+		if (!e)
+			e = watch_create(t, rel, &st);
+		if (e < 0)
+			return e;
+	}
+	if (!(op->flags & (O_WRONLY | O_RDWR | O_TRUNC)))
+		return 0;
+	if (S_ISREG(st.st_mode) && !idset_has(&t->content, &st) && !idset_has(&t->born, &st)) {
+		e = write_fate(t, rel, op->flags);
+		if (e != 0)
+			return e < 0 ? e : 0;
+	}
+	return save_content(t, rel, &st);
+}
+
+static int before_remove(struct tg_txn *t, const char *rel, bool dir)
+{
+	struct stat st;
+	int e = tg_journal_lstat(t->j, rel, &st);
+	if (e == -ENOENT)
+		return 0;
+	if (e < 0)
+		return e;
+	/* The kernel lets a process remove the workspace itself (an empty
+	 * directory that is only a cwd): nothing could be restored into it. */
+	if (!rel[0])
+		return dir ? -EBUSY : 0;
+	if (S_ISDIR(st.st_mode) != dir)
+		return 0; /* EISDIR / ENOTDIR: nothing changes */
+	e = save_parent(t, rel);
+	return e ? e : save_removal(t, rel, &st);
+}
+
+static bool dir_is_empty(struct tg_txn *t, const char *rel)
+{
+	const char *leaf;
+	_cleanup_close_ int pfd = tg_journal_parent(t->j, rel, &leaf);
+	int fd = pfd >= 0 ? openat(pfd, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return true; /* cannot tell: journal it (an extra record is harmless) */
+	}
+	bool empty = tg_fs_readdir(d) == NULL;
+	closedir(d);
+	return empty;
+}
+
+/* Renames the kernel refuses for the types involved: journaling them would
+ * make restore believe in a move that never happened. */
+static bool rename_will_fail(struct tg_txn *t, const char *from, const char *to,
+                             const struct stat *src, const struct stat *dst, bool exchange)
+{
+	size_t fl = strlen(from), tl = strlen(to);
+	if ((!strncmp(to, from, fl) && to[fl] == '/') || (!strncmp(from, to, tl) && from[tl] == '/'))
+		return true; /* one end inside the other: EINVAL, ENOTEMPTY... */
+	const char *leaf;
+	_cleanup_close_ int pfd = tg_journal_parent(t->j, to, &leaf);
+	if (pfd < 0)
+		return true; /* ENOENT / ENOTDIR on the way to the destination */
+	if (!dst || exchange)
+		return false;
+	if (S_ISDIR(src->st_mode) != S_ISDIR(dst->st_mode))
+		return true; /* EISDIR / ENOTDIR */
+	return S_ISDIR(dst->st_mode) && !dir_is_empty(t, to);
+}
+
+static int before_rename(struct tg_txn *t, const struct tg_op *op)
+{
+	const char *from = rel_of(t, op->path), *to = rel_of(t, op->path2);
+	if (!from && !to)
+		return 0;
+	/* Across the workspace boundary: refuse with EXDEV, the errno of a
+	 * cross-device rename, and tools (mv, rename(1)...) fall back to copy +
+	 * delete, which is journaled like any other write. */
+	if (!from || !to)
+		return -EXDEV;
+	if (!from[0] || !to[0])
+		return 0; /* renaming the workspace root fails (EBUSY) */
+	struct stat src, dst;
+	int e = tg_journal_lstat(t->j, from, &src);
+	if (e < 0)
+		return e == -ENOENT ? 0 : e;
+	int de = tg_journal_lstat(t->j, to, &dst);
+	if (de < 0 && de != -ENOENT)
+		return de;
+	bool exchange = op->flags & RENAME_EXCHANGE;
+	if (exchange && de < 0)
+		return 0;
+	if (rename_will_fail(t, from, to, &src, de == 0 ? &dst : NULL, exchange))
+		return 0;
+	if (de == 0 && !exchange && (op->flags & RENAME_NOREPLACE))
+		return 0;
+	if (de == 0 && dst.st_ino == src.st_ino && dst.st_dev == src.st_dev)
+		return 0; /* two names of one inode: rename does nothing */
+	e = save_parent(t, from);
+	if (!e)
+		e = save_parent(t, to);
+	/* A moved directory's ".." changes (and with it, on some filesystems, its times). */
+	if (!e && S_ISDIR(src.st_mode))
+		e = save_meta(t, from, &src, true);
+	if (!e && de == 0 && exchange && S_ISDIR(dst.st_mode))
+		e = save_meta(t, to, &dst, true);
+	/* Swapping back needs both objects: a born one must then be kept alive
+	 * like any other when it is removed later. */
+	if (!e && exchange)
+		e = idset_add(&t->pinned, src.st_dev, src.st_ino);
+	if (!e && exchange)
+		e = idset_add(&t->pinned, dst.st_dev, dst.st_ino);
+	if (!e && de == 0 && !exchange)
+		e = save_removal(t, to, &dst);
+	if (!e && !idset_has(&t->born, &src))
+		e = idset_add(&t->moved, src.st_dev, src.st_ino);
+	if (!e)
+		e = tg_journal_renamed(t->j, from, to, &src, exchange);
+	if (!e)
+		e = vacate(t, from);
+	/* RENAME_WHITEOUT leaves a whiteout (a 0:0 character device) at the
+	 * source: a creation, removed before the move back. */
+	if (!e && (op->flags & RENAME_WHITEOUT) && !exchange)
+		e = save_created(t, from, false);
+	return e;
+}
+
+static int before_new_name(struct tg_txn *t, const char *rel, bool link)
+{
+	if (!rel)
+		return 0;
+	struct stat st;
+	int e = tg_journal_lstat(t->j, rel, &st);
+	if (e == 0)
+		return 0; /* EEXIST */
+	return e == -ENOENT ? save_created(t, rel, link) : e;
+}
+
+static int before_meta(struct tg_txn *t, const char *rel)
+{
+	struct stat st;
+	int e = tg_journal_lstat(t->j, rel, &st);
+	if (e < 0)
+		return e == -ENOENT ? 0 : e;
+	return save_meta(t, rel, &st, false);
+}
+
+static int before_op(struct tg_txn *t, const struct tg_op *op);
+
+/* A call through a file descriptor (fchmod, a reopen of /proc/self/fd/N)
+ * names its file by the fd's link text; for a file that lost its name the
+ * kernel prints "PATH (deleted)". If that inode is an original the journal
+ * keeps (stashed, or copied with other names left in the tree), a write or
+ * a metadata change through the fd would change what the restore puts
+ * back, or another name of it, unjournaled: refused. Found by the tracee's
+ * fds whose link text is the path (rare: only for such names). */
+static bool reaches_removed(struct tg_txn *t, const struct tg_op *op)
+{
+	static const char sfx[] = " (deleted)";
+	size_t n = op->path ? strlen(op->path) : 0;
+	if (!t->removed.n || n < sizeof(sfx) || strcmp(op->path + n - (sizeof(sfx) - 1), sfx) != 0)
+		return false;
+	char dir[64];
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)op->pid);
+	_cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = dfd >= 0 ? tg_fs_opendir(dfd) : NULL;
+	if (!d)
+		return false;
+	bool hit = false;
+	struct dirent *de;
+	while (!hit && (de = tg_fs_readdir(d))) {
+		char text[PATH_MAX + 1];
+		ssize_t l = readlinkat(dfd, de->d_name, text, sizeof(text) - 1);
+		if (l < 0 || (size_t)l < n)
+			continue;
+		text[l] = '\0';
+		struct stat st; /* the text may carry a chroot's prefix: compare its end */
+		if (strcmp(text + l - n, op->path) == 0 && fstatat(dfd, de->d_name, &st, 0) == 0)
+			hit = idset_has(&t->removed, &st);
+	}
+	closedir(d);
+	return hit;
+}
+
+int tg_txn_before(struct tg_txn *t, const struct tg_op *op)
+{
+	if (t->finished)
+		return -EINVAL;
+	/* Chosen at the first capture: a run that writes nothing never reads
+	 * the mount table. */
+	if (!t->sync_set) {
+		tg_journal_set_sync(t->j, sync_mode(t->sync, t->workspace, t->state_dir));
+		t->sync_set = true;
+	}
+	tg_journal_hold(t->j);
+	int e = before_op(t, op);
+	int s = tg_journal_release(t->j);
+	return e < 0 ? e : s;
+}
+
+static int before_op(struct tg_txn *t, const struct tg_op *op)
+{
+	if ((op->path && tg_txn_is_private(t, op->path)) || (op->path2 && tg_txn_is_private(t, op->path2)))
+		return -EPERM;
+	t->tid = op->pid;
+	int e = settle(t, op->pid, false);
+	if (e < 0)
+		return e;
+	const char *rel = rel_of(t, op->path);
+	if (rel && reaches_removed(t, op))
+		return -EPERM;
+	switch (op->kind) {
+	case TG_OP_OPEN:
+		return rel ? before_open(t, op, rel) : 0;
+	case TG_OP_TRUNCATE: {
+		struct stat st;
+		e = rel ? tg_journal_lstat(t->j, rel, &st) : -ENOENT;
+		if (!e && S_ISREG(st.st_mode) && !idset_has(&t->content, &st) && !idset_has(&t->born, &st))
+			e = write_fate(t, rel, O_WRONLY | O_TRUNC);
+		return e == -ENOENT || e == 1 ? 0 : e ? e : save_content(t, rel, &st);
+	}
+	case TG_OP_UNLINK:
+		return rel ? before_remove(t, rel, false) : 0;
+	case TG_OP_RMDIR:
+		return rel ? before_remove(t, rel, true) : 0;
+	case TG_OP_RENAME:
+		return before_rename(t, op);
+	case TG_OP_LINK:
+		return before_new_name(t, rel_of(t, op->path2), true);
+	case TG_OP_SYMLINK:
+	case TG_OP_MKDIR:
+	case TG_OP_MKNOD:
+		return before_new_name(t, rel, false);
+	case TG_OP_CHMOD:
+	case TG_OP_CHOWN:
+	case TG_OP_UTIMES:
+	case TG_OP_XATTR:
+		return rel ? before_meta(t, rel) : 0;
+	default:
+		return 0;
+	}
+}
+
+/* ---- fds the command inherits ---- */
+
+/* Open for writing, per /proc/self/fdinfo (the fd's own flags). */
+static bool fd_writes(int fd)
+{
+	char path[64], buf[256];
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	_cleanup_close_ int ifd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = ifd < 0 ? -1 : read(ifd, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	const char *f = strstr(buf, "flags:");
+	unsigned long flags = f ? strtoul(f + 6, NULL, 8) : 0;
+	return (flags & O_ACCMODE) == O_WRONLY || (flags & O_ACCMODE) == O_RDWR;
+}
+
+/* One inherited fd: capture the file it writes, by its name in the
+ * workspace (the same inode), or -EBADF when it has none there. */
+static int capture_inherited(struct tg_txn *t, int fd, const char *rel)
+{
+	struct stat fst, st;
+	if (fstat(fd, &fst) < 0 || !S_ISREG(fst.st_mode))
+		return 0; /* a tty, pipe, socket, directory: nothing of the tree's */
+	int e = tg_journal_lstat(t->j, rel, &st);
+	if (e < 0 || st.st_ino != fst.st_ino || st.st_dev != fst.st_dev)
+		return -EBADF; /* renamed or removed since it was opened */
+	tg_journal_hold(t->j);
+	e = save_content(t, rel, &st);
+	int r = tg_journal_release(t->j);
+	return e < 0 ? e : r;
+}
+
+int tg_txn_inherited(struct tg_txn *t, const int *skip, size_t nskip,
+                     int (*cb)(void *ud, int fd, const char *rel, int err), void *ud)
+{
+	_cleanup_close_ int dfd = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = dfd >= 0 ? tg_fs_opendir(dfd) : NULL;
+	if (!d)
+		return -errno;
+	int e = 0;
+	struct dirent *de;
+	while (e == 0 && (de = tg_fs_readdir(d))) {
+		int fd = atoi(de->d_name);
+		bool skipped = fd <= 2 || fd == dirfd(d) || fd == dfd; /* std streams: the caller's output */
+		for (size_t i = 0; i < nskip; i++)
+			skipped = skipped || skip[i] == fd;
+		int fl = skipped ? -1 : fcntl(fd, F_GETFD);
+		if (fl < 0 || (fl & FD_CLOEXEC) || !fd_writes(fd))
+			continue;
+		char text[PATH_MAX + 1];
+		ssize_t l = readlinkat(dfd, de->d_name, text, sizeof(text) - 1);
+		if (l <= 0 || text[0] != '/')
+			continue;
+		text[l] = '\0';
+		/* A removed file reads "PATH (deleted)": no name to capture by. */
+		const char *rel = rel_of(t, text);
+		if (!rel || tg_txn_is_private(t, text))
+			continue;
+		int r = capture_inherited(t, fd, rel);
+		e = cb ? cb(ud, fd, rel, r) : r;
+	}
+	closedir(d);
+	return e;
+}
+
+/* ---- summary ---- */
+
+/* The end state for the classification: the tree as it is now. */
+struct probe_now {
+	struct tg_txn *t;
+	struct tg_fs_dircache dc;
+};
+
+static int exists_now(void *ud, const char *rel, bool *is_dir)
+{
+	struct probe_now *p = ud;
+	struct stat st;
+	int e = tg_journal_lstat_cached(p->t->j, &p->dc, rel, &st);
+	if (e == -ENOENT)
+		return 0;
+	if (e < 0)
+		return e;
+	*is_dir = S_ISDIR(st.st_mode);
+	return 1;
+}
+
+/* What a created directory holds was created too. */
+static int push_created_path(void *ud, const char *path)
+{
+	return tg_changes_push(ud, TG_CHANGE_CREATED, path, NULL);
+}
+
+static int created_subtree_now(void *ud, const char *rel, struct tg_changes *out)
+{
+	struct probe_now *p = ud;
+	const char *leaf;
+	_cleanup_close_ int pfd = tg_journal_parent(p->t->j, rel, &leaf);
+	_cleanup_close_ int dfd = pfd < 0 ? -1 : openat(pfd, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	return dfd < 0 ? 0 : tg_fs_walk_subtree(dfd, rel, push_created_path, out);
+}
+
+int tg_txn_changes(struct tg_txn *t, struct tg_changes *out)
+{
+	memset(out, 0, sizeof(*out));
+	int e = settle(t, 0, t->ending);
+	struct tg_change_events s = { 0 };
+	struct probe_now now = { .t = t };
+	const struct tg_change_probe probe = { exists_now, created_subtree_now, &now };
+	if (!e)
+		e = tg_journal_foreach(t->j, tg_change_events_add, &s);
+	if (!e)
+		e = tg_changes_classify(&s, &probe, out);
+	tg_fs_dircache_clear(&now.dc);
+	tg_change_events_clear(&s);
+	out->bytes_saved = tg_journal_bytes_saved(t->j);
+	out->journal_bytes = tg_journal_disk_bytes(t->j);
+	if (e < 0)
+		tg_changes_clear(out);
+	/* After the end only txguard writes records: the same last record
+	 * means the same changes, and commit need not classify them again. */
+	t->counts_valid = !e && t->ending;
+	if (t->counts_valid) {
+		t->counts_seq = tg_journal_last_seq(t->j);
+		memcpy(t->counts, out->count, sizeof(t->counts));
+	}
+	return e;
+}
+
+/* ---- commit, rollback ---- */
+
+/* Keep the newest committed runs within the count and size bounds. The
+ * others are retired to the trash (a rename each, one fsync): freeing a big
+ * run's journal costs what the rm -rf it recorded cost, and is done later by
+ * tg_txn_collect, where no command waits for it. */
+static int prune_history(struct tg_txn *t)
+{
+	struct tg_txinfo *v;
+	size_t n;
+	int e = tg_history_list(t->state_dir, &v, &n);
+	if (e < 0)
+		return e;
+	uint64_t runs = 0, bytes = 0;
+	for (size_t i = 0; i < n && !e; i++) {
+		if (strcmp(v[i].state, "committed") != 0 && strcmp(v[i].state, "undone") != 0)
+			continue;
+		runs++;
+		bytes += v[i].journal_bytes;
+		bool keep = runs == 1 || (runs <= t->max_runs && bytes <= t->max_bytes);
+		if (!keep && !(e = tg_journal_retire(t->state_dir, v[i].id)))
+			t->trash = true;
+	}
+	tg_txinfo_free_all(v, n);
+	if (t->trash) {
+		int s = tg_journal_retire_sync(t->state_dir);
+		e = e ? e : s;
+	}
+	/* What a gc that died (power cut, kill) left is freed with the rest. */
+	t->trash = t->trash || tg_journal_has_trash(t->state_dir);
+	return e;
+}
+
+void tg_txn_collect(struct tg_txn *t)
+{
+	if (t && t->trash && t->owner == getpid())
+		(void)tg_journal_gc_spawn(t->state_dir);
+	if (t)
+		t->trash = false;
+}
+
+static bool no_change(const size_t counts[5])
+{
+	for (int k = 0; k < 5; k++)
+		if (counts[k])
+			return false;
+	return true;
+}
+
+void tg_txn_end(struct tg_txn *t)
+{
+	t->ending = true; /* an empty name is now a failed call */
+}
+
+int tg_txn_commit(struct tg_txn *t)
+{
+	if (t->finished)
+		return -EINVAL;
+	tg_txn_end(t);
+	if (!tg_journal_on_disk(t->j)) {
+		t->finished = true; /* nothing recorded: nothing to keep */
+		return 0;
+	}
+	if (!t->counts_valid || t->counts_seq != tg_journal_last_seq(t->j)) {
+		struct tg_changes c;
+		int e = tg_txn_changes(t, &c);
+		tg_changes_clear(&c);
+		if (e < 0)
+			return e;
+	}
+	/* Records, but no change (a temporary file made and removed): no
+	 * history entry either. A member of a multi-command transaction is
+	 * kept, its transaction names it. */
+	if (!t->join && no_change(t->counts)) {
+		int d = tg_journal_remove_dir(t->state_dir, tg_journal_id(t->j));
+		t->finished = d == 0;
+		return d;
+	}
+	int e = tg_journal_commit(t->j, t->counts);
+	if (e < 0) {
+		/* The command succeeded and its effects are what the caller asked
+		 * for: a journal that could not be committed must not be found
+		 * "open" by the next start and replayed as an interrupted run.
+		 * Drop it (this run loses its history entry, nothing else). */
+		int d = tg_journal_remove_dir(t->state_dir, tg_journal_id(t->j));
+		t->finished = d == 0;
+		return e;
+	}
+	t->finished = true;
+	return prune_history(t);
+}
+
+int tg_txn_rollback(struct tg_txn *t, void (*progress)(void *ud, size_t done, size_t total), void *ud)
+{
+	if (t->finished)
+		return -EINVAL;
+	if (!tg_journal_on_disk(t->j)) {
+		t->finished = true; /* nothing recorded: nothing to restore */
+		return 0;
+	}
+	/* Nothing runs any more: a creation whose name is empty failed. */
+	(void)settle(t, 0, true);
+	int e = tg_journal_rollback(t->j, progress, ud);
+	if (e < 0)
+		return e;
+	t->finished = true;
+	return tg_journal_remove_dir(t->state_dir, tg_journal_id(t->j));
+}

@@ -1,0 +1,106 @@
+/* txn.h — one transaction on a workspace: the glue between a decoded
+ * operation and the journal (journal.h), plus commit, rollback and recovery.
+ *
+ * The journal knows paths and inodes; txn.c maps a struct tg_op (what the
+ * syscall is about to do) onto journal captures (what must be saved first).
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "journal/journal.h"
+#include "base/op.h"
+
+struct tg_txn;
+
+enum tg_lock_mode {
+	TG_LOCK_WAIT = 0,    /* a second txguard on the workspace waits */
+	TG_LOCK_FAIL,        /* ... or fails at once with -EBUSY */
+};
+
+struct tg_txn_opts {
+	const char *workspace;      /* absolute, normalised, must exist */
+	const char *state_dir;      /* NULL = default (see tg_journal_default_state_dir) */
+	enum tg_lock_mode lock;
+	const char *command;        /* for history: the command line as text */
+	const char *join_id;        /* multi-command transaction to join, or NULL */
+	uint64_t history_max_runs;  /* 0 = default (50) */
+	uint64_t history_max_bytes; /* 0 = default (1 GiB) */
+	/* When journal records reach the disk (the CLI: --journal-sync, else
+	 * $TXGUARD_JOURNAL_SYNC):
+	 * AUTO (0): batched where the filesystem orders them for us (the state
+	 * dir on the workspace's ext4 with ordered data, or tmpfs), else FULL;
+	 * FULL: fdatasync before every journaled call; BATCH: at most every
+	 * 20 ms (safe against a killed txguard, not a power cut). */
+	enum tg_sync_choice { TG_SYNC_CHOICE_AUTO = 0, TG_SYNC_CHOICE_FULL, TG_SYNC_CHOICE_BATCH } sync;
+};
+
+
+/* Locks the workspace, recovers an interrupted transaction left by a crashed
+ * txguard (restoring it; -ESTALE when that would overwrite paths changed
+ * after the crash: `txguard recover --force`), and opens a new journal.
+ * 0 or -errno. */
+int tg_txn_open(struct tg_txn **out, const struct tg_txn_opts *opts);
+
+/* Called at a trapped syscall that the policy allowed and that writes (op->writes),
+ * BEFORE it runs. Saves what is needed to undo it, durably (fsync), first
+ * touch only. Paths outside the workspace are ignored (returns 0). Returns
+ * 0, or -errno: then the syscall must be failed with that errno, never run
+ * unjournaled. */
+int tg_txn_before(struct tg_txn *t, const struct tg_op *op);
+
+/* Before the command starts: every fd the command would inherit (not
+ * close-on-exec, above 2: the standard streams are the caller's own output,
+ * kept as they are) that is open for writing on a regular file of the
+ * workspace. Its content is captured first, as at a write-open, so a
+ * rollback undoes writes through it too. cb(ud, fd, rel, err) is told of
+ * each: err 0 captured, -EBADF the file has no name in the workspace any
+ * more (nothing to capture by: the caller should refuse the run), other
+ * -errno a failed capture; cb's non-zero return stops. skip: fds txguard
+ * uses itself (report, log). */
+int tg_txn_inherited(struct tg_txn *t, const int *skip, size_t nskip,
+                     int (*cb)(void *ud, int fd, const char *rel, int err), void *ud);
+
+/* True when path (absolute) is txguard's own state: the tracee must not touch it. */
+bool tg_txn_is_private(const struct tg_txn *t, const char *path);
+
+/* The command is over: nothing runs any more, so a pending creation whose
+ * name is empty failed. Call before the final tg_txn_changes (commit and
+ * rollback imply it). */
+void tg_txn_end(struct tg_txn *t);
+
+/* What changed so far, computed from the journal and the current tree. */
+int tg_txn_changes(struct tg_txn *t, struct tg_changes *out);
+
+/* Commit: the journal becomes history (bounded). 0 or -errno. */
+int tg_txn_commit(struct tg_txn *t);
+/* Free the runs the last commit pruned from the history, in a detached
+ * background process: call it once the caller has nothing left to do for
+ * whoever waits on it (the report is out). No-op when nothing was pruned. */
+void tg_txn_collect(struct tg_txn *t);
+/* Restore the workspace to its state at tg_txn_open(). Idempotent.
+ * progress (may be NULL) is called with done/total records. 0 or -errno. */
+int tg_txn_rollback(struct tg_txn *t, void (*progress)(void *ud, size_t done, size_t total), void *ud);
+/* Unlock and free; a transaction neither committed nor rolled back stays on
+ * disk as "interrupted" and is restored by the next open or tg_recover(). */
+void tg_txn_free(struct tg_txn *t);
+
+const char *tg_txn_id(const struct tg_txn *t);
+const char *tg_txn_state_dir(const struct tg_txn *t);
+
+
+/* `txguard recover`: restore any interrupted transaction of the workspace.
+ * *recovered is set to the number of transactions restored. 0 or -errno.
+ * -ESTALE: a restore would overwrite paths changed after the crash
+ * (tg_journal_edited_after names them); force restores anyway. tg_recover
+ * is tg_recover_ex without force. */
+int tg_recover(const char *workspace, const char *state_dir, int *recovered);
+int tg_recover_ex(const char *workspace, const char *state_dir, bool force, int *recovered);
+/* The state dir tg_recover would use (malloc'd). */
+int tg_recover_state_dir(const char *workspace, const char *state_dir, char **out);
+/* How many interrupted transactions tg_txn_open restored (the automatic
+ * recovery: the caller says so in one line). */
+int tg_txn_recovered(const struct tg_txn *t);
