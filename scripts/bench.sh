@@ -60,7 +60,7 @@ cleanup_run() { rm -rf "$RUN"; }
 trap 'cleanup_run' EXIT
 trap 'exit 130' INT TERM
 
-# The trap set of DESIGN.md, for strace's --seccomp-bpf: strace cannot look at open
+# The trap set (docs/tracer.md), for strace's --seccomp-bpf: strace cannot look at open
 # flags in BPF, so it gets the set twice: with every open, and with no open at all.
 TRAPSET=execve,execveat,unlink,unlinkat,rmdir,rename,renameat,renameat2,link,linkat,symlink,symlinkat,mkdir,mkdirat,mknod,mknodat,truncate,chmod,fchmod,fchmodat,chown,lchown,fchown,fchownat,utime,utimes,utimensat,futimesat,setxattr,lsetxattr,fsetxattr,removexattr,lremovexattr,fremovexattr,connect,openat2
 STRACE_FULL=(strace -f -qq -o /dev/null)

@@ -1,4 +1,4 @@
-/* filter.h — the seccomp-BPF filter of the traced tree (DESIGN.md "The trap set").
+/* filter.h — the seccomp-BPF filter of the traced tree (docs/tracer.md, "The filter").
  *
  * Built with libseccomp from the syscall table (syscalls.h) and the run's
  * tg_filter_config: the arch gate first (non-native arch and x32 numbers

@@ -3,7 +3,8 @@
  * Each row says how the seccomp filter treats the call (trap, trap under a
  * condition on an argument, or a fixed errno without a stop), which kind of
  * operation it is (op.h), and what each of its six arguments means, so that
- * filter.c and decode.c are both loops over this table (STYLE §7).
+ * filter.c and decode.c are both loops over this table: a new syscall is
+ * one row here (docs/architecture.md, "Where to make a change").
  */
 #pragma once
 

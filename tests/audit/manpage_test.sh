@@ -21,7 +21,7 @@ for page in "$DOCS/txguard.1" "$DOCS/txguard-policy.5"; do
 done
 [ -e "$DOCS/txguard-policy.5" ] || echo "note: docs/txguard-policy.5 not there yet" >&2
 
-# The exit-code contract (DESIGN.md) is in the page.
+# The exit-code contract (docs/interfaces.md) is in the page.
 awk '/^\.SH EXIT STATUS/{on=1; next} /^\.SH/{on=0} on' "$DOCS/txguard.1" >"$TG_TMP/exit.roff"
 for code in 125 126 127 '128+'; do
 	grep -q "$code" "$TG_TMP/exit.roff" || fail "EXIT STATUS does not mention $code"
