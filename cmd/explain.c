@@ -150,7 +150,7 @@ static int landlock_view(const struct tg_policy *p, const char *ws, struct tg_re
 	struct tg_landlock_spec spec = {
 		.writable = w, .nwritable = n, .deny_read = deny_read, .ndeny_read = nd,
 	};
-	return tg_refusals_new(&spec, out);
+	return tg_refusals_new(&spec, NULL, out);
 }
 
 static int path_op(const char *opname, const char *path, struct tg_op *op)

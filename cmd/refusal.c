@@ -32,13 +32,17 @@ static bool has_glob(const char *s)
 	return strpbrk(s, "*?[") != NULL;
 }
 
-int tg_refusals_new(const struct tg_landlock_spec *spec, struct tg_refusals **out)
+int tg_refusals_new(const struct tg_landlock_spec *spec, struct tg_landlock_view *view,
+                    struct tg_refusals **out)
 {
 	struct tg_refusals *rf = calloc(1, sizeof(*rf));
 	*out = NULL;
-	if (!rf)
+	if (!rf) {
+		tg_landlock_view_free(view);
 		return -ENOMEM;
-	int r = tg_landlock_view_new(spec, &rf->view);
+	}
+	rf->view = view;
+	int r = view ? 0 : tg_landlock_view_new(spec, &rf->view);
 	for (size_t i = 0; r == 0 && i < spec->nwritable; i++)
 		r = tg_strv_push(&rf->writable, spec->writable[i]);
 	for (size_t i = 0; r == 0 && i < spec->ndeny_read; i++)

@@ -24,7 +24,8 @@ struct tg_refusals;
 
 /* spec: the Landlock spec the child enforces (copied what is needed);
  * writable: the policy's writable places (expanded) for the wording. */
-int tg_refusals_new(const struct tg_landlock_spec *spec, struct tg_refusals **out);
+int tg_refusals_new(const struct tg_landlock_spec *spec, struct tg_landlock_view *view,
+                    struct tg_refusals **out);
 void tg_refusals_free(struct tg_refusals *rf);
 
 /* An allowed call: true when its result must be watched (then a copy of op

@@ -47,6 +47,8 @@ struct run {
 	bool color;
 	struct tg_run_proxy proxy;       /* network: hosts: (run_proxy.h) */
 	struct tg_refusals *refusals;    /* Landlock refusals seen at the calls' return */
+	int landlock_fd;                 /* the ruleset, built before the fork; -1: none */
+	int landlock_err;                /* why it could not be built (-errno), said by the child */
 	struct tg_approver *approver;    /* answers `action: ask` (none: deny) */
 	struct tg_learn *learn;          /* `txguard learn`: what the draft must allow */
 };
@@ -103,8 +105,6 @@ static int filter_environment(const struct tg_opts *o)
 
 /* ---- the child's own setup: limits and Landlock (before the filter) ---- */
 
-static int run_landlock(struct run *r);
-
 static int child_setup(void *ud)
 {
 	struct run *r = ud;
@@ -122,8 +122,11 @@ static int child_setup(void *ud)
 		if (setrlimit(RLIMIT_FSIZE, &rl) < 0)
 			return -errno;
 	}
-	/* --audit-only denies nothing, so no Landlock either. */
-	return r->o->audit_only ? 0 : run_landlock(r);
+	/* Built by the supervisor (build_landlock); a failure to build is the
+	 * child's setup failure, as if it had built it itself. */
+	if (r->landlock_err)
+		return r->landlock_err;
+	return r->landlock_fd >= 0 ? tg_landlock_enforce(r->landlock_fd) : 0;
 }
 
 /* Landlock: the race-free second line. Writes only beneath the workspace and
@@ -169,30 +172,31 @@ static int landlock_spec(struct run *r, struct ll_spec *ls)
 	return 0;
 }
 
-static int run_landlock(struct run *r)
+/* The ruleset the child enforces, built once here, with the supervisor's
+ * view of it (to report its refusals) from the same walk of the policy's
+ * places: the child between fork and exec then makes two syscalls for
+ * Landlock. A ruleset that cannot be built is the child's setup failure,
+ * as if it had built it itself. --audit-only denies nothing: no Landlock. */
+static int prepare_landlock(struct run *r)
 {
-	struct ll_spec ls = { 0 };
-	int rc = landlock_spec(r, &ls);
-	if (rc == 0)
-		rc = tg_landlock_restrict(&ls.spec);
-	free(ls.w);
-	if (rc == -EOPNOTSUPP && ls.spec.ndeny_read == 0)
-		return 0;
-	return rc;
-}
-
-/* The supervisor's view of the same ruleset, to report its refusals. */
-static int watch_landlock(struct run *r)
-{
-	if (r->o->audit_only || tg_landlock_probe() <= 0)
+	if (r->o->audit_only)
 		return 0;
 	struct ll_spec ls = { 0 };
+	struct tg_landlock_view *view = NULL;
 	int rc = landlock_spec(r, &ls);
 	if (rc == 0)
-		rc = tg_refusals_new(&ls.spec, &r->refusals);
+		rc = tg_landlock_build_viewed(&ls.spec, NULL, &view);
+	if (rc >= 0) {
+		r->landlock_fd = rc;
+		rc = tg_refusals_new(&ls.spec, view, &r->refusals);
+		if (rc == 0)
+			r->report.unobserved = tg_refusals_unobserved(r->refusals, &r->report.nunobserved);
+	} else {
+		if (!(rc == -EOPNOTSUPP && ls.spec.ndeny_read == 0))
+			r->landlock_err = rc;
+		rc = 0;
+	}
 	free(ls.w);
-	if (rc == 0)
-		r->report.unobserved = tg_refusals_unobserved(r->refusals, &r->report.nunobserved);
 	return rc;
 }
 
@@ -719,7 +723,7 @@ static int setup(struct run *r, int *report_fd, int *log_fd)
 		return setup_fail(r, "out of memory");
 	if (tg_approver_new(o->approver, o->approver_timeout_ms, r->workspace, &r->approver) < 0)
 		return setup_fail(r, "out of memory");
-	if ((rc = watch_landlock(r)) < 0)
+	if ((rc = prepare_landlock(r)) < 0)
 		return setup_fail(r, "cannot read the Landlock ruleset's places: %s", strerror(-rc));
 	if (filter_environment(o) < 0)
 		return setup_fail(r, "out of memory");
@@ -771,7 +775,7 @@ static void unblock_signals(void)
 
 int tg_cmd_run(struct tg_opts *o)
 {
-	struct run r = { .o = o, .color = want_color(o) };
+	struct run r = { .o = o, .color = want_color(o), .landlock_fd = -1 };
 	_cleanup_close_ int report_fd = -1;
 	_cleanup_close_ int log_fd = -1;
 
@@ -881,6 +885,8 @@ out:
 	tg_txn_free(r.txn);
 	tg_policy_free(r.policy);
 	tg_refusals_free(r.refusals);
+	if (r.landlock_fd >= 0)
+		close(r.landlock_fd);
 	tg_approver_free(r.approver);
 	tg_learn_free(r.learn);
 	tg_log_close(r.log);

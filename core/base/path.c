@@ -317,7 +317,7 @@ static int walk_init(struct walk *w, pid_t pid)
 {
 	char proc[64];
 	*w = (struct walk){ .pid = pid };
-	if (shares_our_root(pid)) {
+	if (pid == getpid() || shares_our_root(pid)) {
 		w->prefix = tg_strdup("");
 		return w->prefix ? 0 : -ENOMEM;
 	}

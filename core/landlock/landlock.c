@@ -4,7 +4,7 @@
  * so the few structures and access bits used here are declared locally;
  * rights the running kernel does not know are masked off by ABI version.
  */
-#include "landlock.h"
+#include "landlock_int.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -100,6 +100,7 @@ struct ll {
 	uint64_t handled;
 	size_t nrules;
 	char **excl;          /* canonical excluded paths */
+	char **places;        /* canonical writable places (for the view) */
 };
 
 static int add_rule(struct ll *ll, const char *path, uint64_t rights)
@@ -239,7 +240,7 @@ static int grant_writable(struct ll *ll, const char *p)
 {
 	_cleanup_free_ char *c = NULL;
 	int r = canonical(p, &c);
-	if (r < 0)
+	if (r < 0 || (r = tg_strv_push(&ll->places, c)) < 0)
 		return r;
 	return grant_except(ll, c, LL_READ | LL_WRITE);
 }
@@ -262,6 +263,14 @@ static int build(struct ll *ll, const struct tg_landlock_spec *spec)
 
 int tg_landlock_build(const struct tg_landlock_spec *spec, size_t *nrules)
 {
+	return tg_landlock_build_viewed(spec, nrules, NULL);
+}
+
+int tg_landlock_build_viewed(const struct tg_landlock_spec *spec, size_t *nrules,
+                             struct tg_landlock_view **view)
+{
+	if (view)
+		*view = NULL;
 	if (!spec)
 		return -EINVAL;
 	int abi = tg_landlock_probe();
@@ -273,7 +282,10 @@ int tg_landlock_build(const struct tg_landlock_spec *spec, size_t *nrules)
 	if (ll.fd < 0)
 		return -errno;
 	int r = build(&ll, spec);
+	if (r >= 0 && view)
+		r = tg_landlock_view_from(ll.excl, ll.places, view);
 	tg_strv_free(ll.excl);
+	tg_strv_free(ll.places);
 	if (r < 0) {
 		close(ll.fd);
 		return r;
@@ -283,17 +295,22 @@ int tg_landlock_build(const struct tg_landlock_spec *spec, size_t *nrules)
 	return ll.fd;
 }
 
+int tg_landlock_enforce(int ruleset_fd)
+{
+	/* Required by landlock_restrict_self() without CAP_SYS_ADMIN, and by
+	 * the seccomp filter installed right after. */
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return -errno;
+	if (syscall(SYS_landlock_restrict_self, ruleset_fd, 0) < 0)
+		return -errno;
+	return 0;
+}
+
 int tg_landlock_restrict(const struct tg_landlock_spec *spec)
 {
 	int fd = tg_landlock_build(spec, NULL);
 	if (fd < 0)
 		return fd;
 	_cleanup_close_ int rfd = fd;
-	/* Required by landlock_restrict_self() without CAP_SYS_ADMIN, and by
-	 * the seccomp filter installed right after. */
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-		return -errno;
-	if (syscall(SYS_landlock_restrict_self, rfd, 0) < 0)
-		return -errno;
-	return 0;
+	return tg_landlock_enforce(rfd);
 }

@@ -56,6 +56,18 @@ int tg_landlock_probe(void);
  * -EOPNOTSUPP when the kernel has no Landlock, -EINVAL for a relative path. */
 int tg_landlock_build(const struct tg_landlock_spec *spec, size_t *nrules);
 
+/* The same, and (view not NULL) the supervisor's view of the ruleset
+ * (tg_landlock_view_new's), from the same canonical paths: one walk of the
+ * policy's places instead of two. *view is NULL on failure. */
+struct tg_landlock_view;
+int tg_landlock_build_viewed(const struct tg_landlock_spec *spec, size_t *nrules,
+                             struct tg_landlock_view **view);
+
+/* Enforce a ruleset tg_landlock_build made (in this process or before a
+ * fork): sets no_new_privs and restricts the calling thread and its future
+ * children. Async-signal-safe: two syscalls. 0 or -errno. */
+int tg_landlock_enforce(int ruleset_fd);
+
 /* Build and enforce: sets no_new_privs (which the seccomp filter needs
  * anyway) and restricts the calling thread and its future children.
  * Returns 0 or -errno. Never weakens silently: -EOPNOTSUPP when Landlock is

@@ -5,7 +5,7 @@
  * the first case is certain to be granted: everything else may be refused,
  * and the caller watches those calls' results (a second ptrace stop) to
  * report what the kernel really did. */
-#include "landlock.h"
+#include "landlock_int.h"
 
 #include <fcntl.h>
 #include <stdlib.h>
@@ -15,8 +15,6 @@
 
 #include "base/path.h"
 #include "base/util.h"
-
-extern const char *const *const tg_landlock_default_writable;
 
 struct tg_landlock_view {
 	char **roots;   /* canonical writable places granted beneath as a whole */
@@ -54,18 +52,38 @@ static int add_excl(struct tg_landlock_view *v, const char *const *list, size_t 
 	return 0;
 }
 
-static int add_root(struct tg_landlock_view *v, const char *p)
+/* c: a canonical writable place. A missing place gets no rule at all;
+ * one holding an excluded path is granted piecewise, as at build time. */
+static int add_canonical_root(struct tg_landlock_view *v, const char *c)
 {
-	_cleanup_free_ char *c = NULL;
 	struct stat st;
-	int r = canonical(p, &c);
-	if (r < 0)
-		return r;
-	/* A missing place gets no rule at all; one holding an excluded path
-	 * is granted piecewise, as it was at build time. */
 	if (lstat(c, &st) < 0 || excl_at_or_beneath(v->excl, c))
 		return 0;
 	return tg_strv_push(&v->roots, c);
+}
+
+static int add_root(struct tg_landlock_view *v, const char *p)
+{
+	_cleanup_free_ char *c = NULL;
+	int r = canonical(p, &c);
+	return r < 0 ? r : add_canonical_root(v, c);
+}
+
+int tg_landlock_view_from(char *const *excl, char *const *places, struct tg_landlock_view **out)
+{
+	struct tg_landlock_view *v = calloc(1, sizeof(*v));
+	int r = v ? 0 : -ENOMEM;
+	*out = NULL;
+	for (size_t i = 0; r == 0 && excl && excl[i]; i++)
+		r = tg_strv_push(&v->excl, excl[i]);
+	for (size_t i = 0; r == 0 && places && places[i]; i++)
+		r = add_canonical_root(v, places[i]);
+	if (r < 0) {
+		tg_landlock_view_free(v);
+		return r;
+	}
+	*out = v;
+	return 0;
 }
 
 int tg_landlock_view_new(const struct tg_landlock_spec *spec, struct tg_landlock_view **out)
