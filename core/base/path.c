@@ -9,6 +9,7 @@
  */
 #include "path.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/magic.h>
@@ -246,6 +247,152 @@ static int readlink_alloc(int dirfd, const char *path, char **out)
 	return -ENAMETOOLONG;
 }
 
+/* ---- paths longer than PATH_MAX --------------------------------------- *
+ *
+ * A tree may be deeper than PATH_MAX (4096 bytes): the kernel walks it
+ * through directory fds (rm -rf does), but takes no such path as one string
+ * and prints none (readlink of /proc/PID/cwd or fd/N: ENAMETOOLONG). Such
+ * paths are looked at here a piece at a time, each under PATH_MAX. */
+
+/* An O_PATH fd on the directory holding the last component of the absolute
+ * path p, *leaf = that component (not empty: p has no trailing slash).
+ * Every directory on the way is followed as the kernel would (the callers
+ * pass a prefix with no symlink in it). fd or -errno. */
+static int open_parent_long(const char *p, const char **leaf)
+{
+	const char *slash = strrchr(p, '/');
+	*leaf = slash + 1;
+	if (slash == p)
+		return open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int dfd = AT_FDCWD;
+	for (const char *at = p; at < slash;) {
+		/* The longest run of whole components under PATH_MAX / 2. */
+		const char *end = slash;
+		if ((size_t)(end - at) >= PATH_MAX / 2) {
+			end = at + PATH_MAX / 2;
+			while (end > at + 1 && *end != '/')
+				end--;
+			if (end <= at + 1) {
+				if (dfd != AT_FDCWD)
+					close(dfd);
+				return -ENAMETOOLONG; /* one name longer than NAME_MAX */
+			}
+		}
+		char chunk[PATH_MAX / 2 + 1];
+		memcpy(chunk, at, (size_t)(end - at));
+		chunk[end - at] = '\0';
+		int nfd = openat(dfd, chunk, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		int e = errno;
+		if (dfd != AT_FDCWD)
+			close(dfd);
+		if (nfd < 0)
+			return -e;
+		dfd = nfd;
+		at = end + 1;
+	}
+	return dfd;
+}
+
+/* fstatat(AT_FDCWD, p, st, AT_SYMLINK_NOFOLLOW) for a path of any length. */
+static int lstat_any(const char *p, struct stat *st)
+{
+	if (strlen(p) < PATH_MAX)
+		return fstatat(AT_FDCWD, p, st, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
+	const char *leaf;
+	_cleanup_close_ int dfd = open_parent_long(p, &leaf);
+	if (dfd < 0)
+		return dfd;
+	return fstatat(dfd, leaf, st, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
+}
+
+/* readlink_alloc for a symlink whose path may be of any length. */
+static int readlink_any(const char *p, char **out)
+{
+	if (strlen(p) < PATH_MAX)
+		return readlink_alloc(AT_FDCWD, p, out);
+	const char *leaf;
+	_cleanup_close_ int dfd = open_parent_long(p, &leaf);
+	if (dfd < 0)
+		return dfd;
+	return readlink_alloc(dfd, leaf, out);
+}
+
+/* The entry of directory pfd that is the object st (dev, ino): by d_ino
+ * first, then by fstatat for a mount point (whose d_ino is the directory
+ * beneath the mount). 0 with *name (malloc'd), or -errno. */
+static int name_in_parent(int pfd, const struct stat *st, char **name)
+{
+	for (int pass = 0; pass < 2; pass++) {
+		int dfd = openat(pfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (dfd < 0)
+			return -errno;
+		DIR *d = fdopendir(dfd);
+		if (!d) {
+			close(dfd);
+			return -errno;
+		}
+		struct dirent *de;
+		while ((de = readdir(d))) {
+			if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+				continue;
+			if (pass == 0 && de->d_ino != st->st_ino)
+				continue;
+			if (pass == 1 && de->d_type != DT_DIR && de->d_type != DT_UNKNOWN)
+				continue;
+			struct stat cs;
+			if (fstatat(pfd, de->d_name, &cs, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    cs.st_dev == st->st_dev && cs.st_ino == st->st_ino) {
+				*name = tg_strdup(de->d_name);
+				closedir(d);
+				return *name ? 0 : -ENOMEM;
+			}
+		}
+		closedir(d);
+	}
+	return -ENOENT;
+}
+
+/* The absolute path, in our view, of the directory that link (a magic
+ * link such as /proc/PID/cwd, whose text the kernel cannot print) leads
+ * to: found by walking "..", as getcwd(3) once did. Any length. */
+static int dir_path_by_parents(const char *link, char **out)
+{
+	int cur = open(link, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (cur < 0)
+		return -errno;
+	char **names = NULL;
+	int r = 0;
+	for (;;) {
+		struct stat st, pst;
+		int pfd = openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (pfd < 0 || fstat(cur, &st) < 0 || fstat(pfd, &pst) < 0) {
+			r = -errno;
+			if (pfd >= 0)
+				close(pfd);
+			break;
+		}
+		close(cur);
+		cur = pfd;
+		if (st.st_dev == pst.st_dev && st.st_ino == pst.st_ino)
+			break; /* "/" is its own parent */
+		char *name = NULL;
+		if ((r = name_in_parent(pfd, &st, &name)) < 0 || (r = tg_strv_push(&names, name)) < 0) {
+			free(name);
+			break;
+		}
+		free(name);
+	}
+	close(cur);
+	_cleanup_sbuf_ struct sbuf b = {0};
+	for (size_t i = tg_strv_len(names); r == 0 && i-- > 0;)
+		r = sbuf_push(&b, names[i], strlen(names[i]));
+	tg_strv_free(names);
+	if (r < 0)
+		return r;
+	*out = sbuf_finish(&b);
+	return *out ? 0 : -ENOMEM;
+}
+
 /* What one resolution needs to know about the tracee. */
 struct walk {
 	pid_t pid;
@@ -375,6 +522,11 @@ static int read_proc_link(const struct walk *w, const char *what, char **out)
 	char path[96];
 	snprintf(path, sizeof(path), "/proc/%d/%s", (int)w->pid, what);
 	int r = readlink_alloc(AT_FDCWD, path, out);
+	/* A directory deeper than PATH_MAX: the kernel cannot print it, but
+	 * its path can be found (in our view, so only for a tracee that
+	 * shares our root). */
+	if (r == -ENAMETOOLONG && w->prefix[0] == '\0')
+		r = dir_path_by_parents(path, out);
 	if (r < 0)
 		return r;
 	r = to_tracee_view(w, out);
@@ -420,10 +572,10 @@ static int follow_link(struct walk *w, struct sbuf *res, const char *hpath, char
 	if (++w->links > TG_MAX_SYMLINKS)
 		return -ELOOP;
 	_cleanup_free_ char *text = NULL;
-	int r = readlink_alloc(AT_FDCWD, hpath, &text);
+	int r = readlink_any(hpath, &text);
 	if (r < 0)
 		return r;
-	if (is_magic_link(hpath)) {
+	if (strlen(hpath) < PATH_MAX && is_magic_link(hpath)) {
 		if (text[0] != '/' && strchr(text, ':')) {
 			/* "pipe:[..]", "socket:[..]", "anon_inode:[..]": not a path.
 			 * (Plain procfs links like "mounts" -> "self/mounts" are
@@ -511,7 +663,7 @@ static int walk_path(struct walk *w, struct sbuf *res, const char *path, bool fo
 		if (!hpath)
 			return -ENOMEM;
 		struct stat st;
-		if (fstatat(AT_FDCWD, hpath, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (lstat_any(hpath, &st) < 0) {
 			/* Missing (or unreadable) from here on: the syscall will
 			 * fail; name what it would have touched. */
 			r = lexical_apply(res, rest);
