@@ -754,6 +754,14 @@ static int resolve_plain(const char *base, const char *path, bool follow, char *
 		int fd = (int)syscall(SYS_openat2, AT_FDCWD, full, &how, sizeof(how));
 		if (cut)
 			*cut = '/';
+		/* A name about to be created: ENOENT (a symlink on the way
+		 * would be ELOOP), and when its parent opens the same way, the
+		 * missing last component is what the walk would name too. */
+		if (fd < 0 && errno == ENOENT && !cut && (cut = strrchr(full, '/')) != full) {
+			*cut = '\0';
+			fd = (int)syscall(SYS_openat2, AT_FDCWD, full, &how, sizeof(how));
+			*cut = '/';
+		}
 		if (fd < 0)
 			return 1;
 		close(fd);
