@@ -18,6 +18,7 @@
 #include "approver.h"
 #include "audit/audit.h"
 #include "cli.h"
+#include "common.h"
 #include "config.h"
 #include "history/history.h"
 #include "landlock/landlock.h"
