@@ -47,10 +47,14 @@ struct tg_opts {
 	/* shared */
 	const char *workspace;
 	bool force_workspace;            /* accept a too-wide workspace (/, $HOME) */
-	const char *state_dir;
+	const char *state_dir;           /* --state-dir, else $TXGUARD_STATE_DIR */
 	char **policies;                 /* -p, in order */
 	bool no_default_policy;
 	bool json;
+	/* Borrowed strings point into argv or the environment, which txguard
+	 * never frees (filtering the command's environment only unsets names). */
+	char **env_policies;             /* $TXGUARD_POLICY split at ':' (owned) */
+	const char *default_policy_dir;  /* $TXGUARD_DEFAULT_POLICY_DIR; NULL = the installed one */
 
 	/* run */
 	char **argv;                     /* the command (points into the caller's argv) */
@@ -81,6 +85,8 @@ struct tg_opts {
 	bool learn;                      /* `txguard learn`: a run in audit mode drafting a policy */
 	const char *learn_out;           /* -o FILE (default txguard-learned.yaml) */
 	uint64_t approver_timeout_ms;
+	const char *proxy_resolve;       /* $TXGUARD_PROXY_RESOLVE: name:address[,...] for the proxy */
+	unsigned proxy_timeout_ms;       /* $TXGUARD_PROXY_TIMEOUT; 0 = the proxy's own */
 
 	/* history and subcommand positionals */
 	const char *id;
@@ -99,10 +105,11 @@ struct tg_opts {
  * "txguard: ..." to err that says what is wrong and how to fix it (the
  * caller exits TG_EXIT_USAGE). */
 int tg_parse_args(int argc, char **argv, struct tg_opts *o, FILE *err);
-/* The environment's settings, read once here and nowhere else (core/ reads
- * none of them). A flag beats its variable: --state-dir beats
- * TXGUARD_STATE_DIR, --journal-sync beats TXGUARD_JOURNAL_SYNC. A bad value
- * is an error naming the variable (-EINVAL, said on err). */
+/* The environment's settings (TXGUARD_*, TG_JOURNAL_DEBUG), read once here
+ * and nowhere else (core/ reads none of them). A flag beats its variable:
+ * --state-dir beats TXGUARD_STATE_DIR, --journal-sync beats
+ * TXGUARD_JOURNAL_SYNC. A bad value is an error naming the variable
+ * (-EINVAL, said on err); -ENOMEM. */
 int tg_opts_resolve_env(struct tg_opts *o, FILE *err);
 void tg_opts_free(struct tg_opts *o);
 

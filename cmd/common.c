@@ -35,31 +35,24 @@ int tg_fail(const char *fmt, ...)
 	return 125;
 }
 
-static int push_env_paths(char ***v)
-{
-	const char *env = getenv("TXGUARD_POLICY");
-	if (!env || !*env)
-		return 0;
-	_cleanup_free_ char *copy = tg_strdup(env);
-	if (!copy)
-		return -ENOMEM;
-	char *save = NULL;
-	for (char *tok = strtok_r(copy, ":", &save); tok; tok = strtok_r(NULL, ":", &save))
-		if (tg_strv_push(v, tok) < 0)
-			return -ENOMEM;
-	return 0;
-}
-
 /* The installed policy.d, or the source tree's when running from a build
- * directory that was never installed (tests, the quick start). */
-static const char *default_policy_dir(void)
+ * directory that was never installed (tests, the quick start); the
+ * environment's (args.c) beats both. */
+static const char *default_policy_dir(const struct tg_opts *o)
 {
-	const char *env = getenv("TXGUARD_DEFAULT_POLICY_DIR");
-	if (env && *env)
-		return env;
+	if (o->default_policy_dir)
+		return o->default_policy_dir;
 	if (access(TG_POLICYDIR, R_OK) == 0)
 		return TG_POLICYDIR;
 	return TG_SOURCE_POLICYDIR;
+}
+
+static int push_all(char ***v, char *const *more)
+{
+	for (size_t i = 0; more && more[i]; i++)
+		if (tg_strv_push(v, more[i]) < 0)
+			return -ENOMEM;
+	return 0;
 }
 
 int tg_policy_paths(const struct tg_opts *o, char ***out)
@@ -67,9 +60,9 @@ int tg_policy_paths(const struct tg_opts *o, char ***out)
 	_cleanup_strv_ char **v = calloc(1, sizeof(char *));
 	if (!v)
 		return -ENOMEM;
-	if (!o->no_default_policy && tg_strv_push(&v, default_policy_dir()) < 0)
+	if (!o->no_default_policy && tg_strv_push(&v, default_policy_dir(o)) < 0)
 		return -ENOMEM;
-	if (push_env_paths(&v) < 0)
+	if (push_all(&v, o->env_policies) < 0)
 		return -ENOMEM;
 	/* The workspace's own policy, when it has one (the command may not
 	 * write it: see tg_workspace_policy_file()). */
@@ -81,9 +74,8 @@ int tg_policy_paths(const struct tg_opts *o, char ***out)
 		if (access(wp, F_OK) == 0 && tg_strv_push(&v, wp) < 0)
 			return -ENOMEM;
 	}
-	for (size_t i = 0; o->policies && o->policies[i]; i++)
-		if (tg_strv_push(&v, o->policies[i]) < 0)
-			return -ENOMEM;
+	if (push_all(&v, o->policies) < 0)
+		return -ENOMEM;
 	*out = steal_pointer(&v);
 	return 0;
 }

@@ -790,7 +790,6 @@ int tg_cmd_run(struct tg_opts *o)
 	r.report.start_wall_ns = tg_wall_ns();
 	r.report.audit_only = o->audit_only;
 	r.report.rollback_on = o->rollback_on_text;
-	tg_run_proxy_init(&r.proxy);
 
 	int rc = setup(&r, &report_fd, &log_fd);
 	if (rc == 0) {
@@ -798,6 +797,7 @@ int tg_cmd_run(struct tg_opts *o)
 		 * command inherits HTTP_PROXY & co. */
 		const char *why = NULL;
 		r.proxy.log = r.log, r.proxy.quiet = o->quiet, r.proxy.color = r.color;
+		r.proxy.resolve = o->proxy_resolve, r.proxy.timeout_ms = o->proxy_timeout_ms;
 		if (tg_run_proxy_start(&r.proxy, r.policy, &why) < 0) {
 			rc = setup_fail(&r, "%s", why);
 			tg_txn_rollback(r.txn, NULL, NULL);
