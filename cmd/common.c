@@ -65,7 +65,7 @@ int tg_policy_paths(const struct tg_opts *o, char ***out)
 	if (push_all(&v, o->env_policies) < 0)
 		return -ENOMEM;
 	/* The workspace's own policy, when it has one (the command may not
-	 * write it: see tg_workspace_policy_file()). */
+	 * write it: run.c refuses that as the rule txguard.workspace-policy). */
 	_cleanup_free_ char *ws = NULL;
 	if (tg_workspace_path(o, &ws) == 0) {
 		_cleanup_free_ char *wp = tg_path_join(ws, TG_WORKSPACE_POLICY);

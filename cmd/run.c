@@ -4,7 +4,9 @@
  *   tracer runs CMD; at each trapped call: policy → verdict → txn_before → audit
  *   end: commit (exit 0) or restore (failure, signal, kill, timeout) → report
  *
- * Each arrow crosses a module boundary (DESIGN.md "Data flow").
+ * Each arrow crosses a module boundary: the modules of core/ never call
+ * one another upward (scripts/deps.sh checks their layers), so a run's glue
+ * between policy, tracer, transaction and audit lives here, in cmd/.
  */
 #include <fcntl.h>
 #include <fnmatch.h>
