@@ -521,6 +521,19 @@ int tg_parse_args(int argc, char **argv, struct tg_opts *o, FILE *err)
 	return take_positionals(sargc - optind, sargv + optind, o, err, saw_dashdash);
 }
 
+/* "a:b::c" → a, b, c appended to *v. */
+static int split_paths(const char *list, char ***v)
+{
+	_cleanup_free_ char *copy = tg_strdup(list);
+	if (!copy)
+		return -ENOMEM;
+	char *save = NULL;
+	for (char *tok = strtok_r(copy, ":", &save); tok; tok = strtok_r(NULL, ":", &save))
+		if (tg_strv_push(v, tok) < 0)
+			return -ENOMEM;
+	return 0;
+}
+
 /* A positive count, or a size like 512M. */
 static int env_bound(const char *v, bool size, uint64_t *out)
 {
@@ -532,6 +545,25 @@ static int env_bound(const char *v, bool size, uint64_t *out)
 	if (errno || *end || n == 0 || *v == '-')
 		return -EINVAL;
 	*out = n;
+	return 0;
+}
+
+/* Where policies come from and what the egress proxy is told. */
+static int resolve_policy_env(struct tg_opts *o, FILE *err)
+{
+	const char *v;
+	if ((v = getenv("TXGUARD_POLICY")) && *v && split_paths(v, &o->env_policies) < 0)
+		return -ENOMEM;
+	if ((v = getenv("TXGUARD_DEFAULT_POLICY_DIR")) && *v)
+		o->default_policy_dir = v;
+	if ((v = getenv("TXGUARD_PROXY_RESOLVE")) && *v)
+		o->proxy_resolve = v;
+	if ((v = getenv("TXGUARD_PROXY_TIMEOUT")) && *v) {
+		uint64_t ms = 0;
+		if (tg_parse_duration_ms(v, &ms) < 0 || ms == 0 || ms > 3600000)
+			return bad(err, "TXGUARD_PROXY_TIMEOUT: '%s' is not a duration from 1ms to 1h (30s, 2m)", v);
+		o->proxy_timeout_ms = (unsigned)ms;
+	}
 	return 0;
 }
 
@@ -562,17 +594,18 @@ int tg_opts_resolve_env(struct tg_opts *o, FILE *err)
 			return bad(err, "TG_JOURNAL_DEBUG: '%s' is not 0, 1 or 2", v);
 		tg_journal_debug = *v - '0';
 	}
-	return 0;
+	return resolve_policy_env(o, err);
 }
 
 void tg_opts_free(struct tg_opts *o)
 {
 	tg_strv_free(o->policies);
+	tg_strv_free(o->env_policies);
 	tg_strv_free(o->env_allow);
 	tg_strv_free(o->env_deny);
 	free(o->argv_copy);
 	o->argv_copy = NULL;
-	o->policies = o->env_allow = o->env_deny = NULL;
+	o->policies = o->env_policies = o->env_allow = o->env_deny = NULL;
 }
 
 bool tg_should_rollback(const struct tg_opts *o, bool signaled, bool killed, int exit_code)

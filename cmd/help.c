@@ -82,9 +82,22 @@ static const char main_help[] =
 	"2 when txguard's command line is wrong (nothing ran).\n"
 	"Whether the workspace was restored is in the report (--report).\n"
 	"\n"
-	"Environment: TXGUARD_POLICY (extra policy paths, colon-separated),\n"
-	"TXGUARD_STATE_DIR, TXGUARD_HISTORY_MAX_RUNS, TXGUARD_HISTORY_MAX_BYTES,\n"
-	"NO_COLOR. See txguard(1) and txguard-policy(5).\n";
+	"Environment (read at start; an option beats its variable, a variable the\n"
+	"default; a bad value exits 2):\n"
+	"  TXGUARD_POLICY             extra policy paths, colon-separated, read\n"
+	"                             after the defaults and before -p\n"
+	"  TXGUARD_DEFAULT_POLICY_DIR the default policy instead of the installed\n"
+	"                             one (--no-default-policy reads none)\n"
+	"  TXGUARD_STATE_DIR          the state dir itself (absolute); --state-dir\n"
+	"                             beats it\n"
+	"  TXGUARD_JOURNAL_SYNC       auto, full or batch; --journal-sync beats it\n"
+	"  TXGUARD_HISTORY_MAX_RUNS   committed runs kept (default 50)\n"
+	"  TXGUARD_HISTORY_MAX_BYTES  history size kept (default 1G)\n"
+	"  TXGUARD_PROXY_RESOLVE      name:address[,...] for the egress proxy\n"
+	"  TXGUARD_PROXY_TIMEOUT      the egress proxy's timeouts (default 10s)\n"
+	"  TG_JOURNAL_DEBUG           0 (default), 1 or 2: trace rollback steps\n"
+	"  NO_COLOR                   set: --color auto never colours\n"
+	"See txguard(1) and txguard-policy(5).\n";
 
 static const struct {
 	const char *topic;

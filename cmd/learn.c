@@ -81,7 +81,7 @@ static char *place_for(const struct tg_op *op, const char *path)
 static bool never_allowed(const struct tg_verdict *v, const struct tg_op *op)
 {
 	static const char *const ids[] = {
-		"deny-read", "state-dir", "txguard.state-dir", "txguard.workspace-policy",
+		"deny-read", "state-dir", "txguard.workspace-policy",
 		"txguard.fixed-syscall", "txguard.unjournaled", "link-outside-inode", "unknown-path",
 	};
 	if (op->kind == TG_OP_EXEC || op->kind == TG_OP_SYSCALL)

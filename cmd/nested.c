@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
+#include "common.h"
 
 /* The TracerPid of /proc/self/status, 0 when not traced. */
 static pid_t tracer_pid(void)

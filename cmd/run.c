@@ -4,7 +4,9 @@
  *   tracer runs CMD; at each trapped call: policy → verdict → txn_before → audit
  *   end: commit (exit 0) or restore (failure, signal, kill, timeout) → report
  *
- * Each arrow crosses a module boundary (DESIGN.md "Data flow").
+ * Each arrow crosses a module boundary: the modules of core/ never call
+ * one another upward (scripts/deps.sh checks their layers), so a run's glue
+ * between policy, tracer, transaction and audit lives here, in cmd/.
  */
 #include <fcntl.h>
 #include <fnmatch.h>
@@ -18,6 +20,7 @@
 #include "approver.h"
 #include "audit/audit.h"
 #include "cli.h"
+#include "common.h"
 #include "config.h"
 #include "history/history.h"
 #include "landlock/landlock.h"
@@ -154,7 +157,8 @@ static int landlock_spec(struct run *r, struct ll_spec *ls)
 	/* Landlock only grants: hiding the state dir inside a writable place
 	 * (a state dir under /tmp, or the <workspace>/.txguard fallback)
 	 * would take away the right to create anything next to it. There the
-	 * tracer alone keeps the command out (tg_txn_is_private). */
+	 * tracer alone keeps the command out (the policy's built-in rule
+	 * "state-dir"). */
 	const char **hidden = ls->hidden;
 	hidden[0] = tg_txn_state_dir(r->txn);
 	bool hide = hidden[0] != NULL;
@@ -200,7 +204,7 @@ static int prepare_landlock(struct run *r)
 	return rc;
 }
 
-/* ---- one trapped call ---- */
+/* ---- one trapped call: the verdict, txguard's own next to the policy's ---- */
 
 static bool is_error_action(enum tg_action a)
 {
@@ -232,97 +236,113 @@ static void say_denied(struct run *r, const struct tg_op *op, const struct tg_ve
 		fprintf(stderr, "%s\n", line);
 }
 
+/* The one place a decision is recorded: into the report, as a denial line,
+ * into the log. A repeat of the last decision ($PATH search, retry) is only
+ * counted: one decision, one line, one log event per intent. */
+static void record_decision(struct run *r, const struct tg_op *op, const struct tg_verdict *v,
+                            bool enforced)
+{
+	/* mkdir of an existing directory fails with EEXIST natively too: the
+	 * tracer's EEXIST refuses nothing the kernel would have done. */
+	bool native = op->kind == TG_OP_MKDIR && v->action == TG_ACT_DENY && v->err == EEXIST;
+	bool repeat = !native && tg_report_add_decision(&r->report, op, v, enforced) == 1;
+	if (!native && !repeat && is_error_action(v->action))
+		say_denied(r, op, v);
+	/* The log keeps the try that counts: not a missing $PATH entry. */
+	bool missing = op->kind == TG_OP_EXEC && v->err == ENOENT;
+	if (!repeat && !missing)
+		tg_log_decision(r->log, op, v, enforced);
+}
+
 static bool is_ws_policy(const struct run *r, const char *path)
 {
 	return path && r->ws_policy && strcmp(path, r->ws_policy) == 0;
+}
+
+static void refuse(struct tg_verdict *v, int err, const char *rule_id, const char *reason)
+{
+	*v = (struct tg_verdict){ .action = TG_ACT_DENY, .err = err, .rule_id = rule_id, .reason = reason };
+}
+
+/* txguard's own verdict before the policy's: the workspace's policy file
+ * is never the tracee's to change, whatever the policy says, or the command
+ * could loosen the policy of the next run. txguard's state dir needs no
+ * check here: the policy knows it (tg_policy_set_ctx) and refuses it first
+ * of all, as its built-in rule "state-dir". */
+static bool builtin_before(const struct run *r, const struct tg_op *op, struct tg_verdict *v)
+{
+	if (!op->writes || !(is_ws_policy(r, op->path) || is_ws_policy(r, op->path2)))
+		return false;
+	refuse(v, EACCES, "txguard.workspace-policy",
+	       "the workspace's " TG_WORKSPACE_POLICY " is edited outside txguard, never by the command it governs");
+	return true;
+}
+
+static void decide(struct run *r, const struct tg_op *op, struct tg_verdict *v)
+{
+	if (builtin_before(r, op, v))
+		return;
+	tg_policy_decide(r->policy, op, v);
+	/* `ask`: the tracee waits while the approver decides. */
+	if (v->action == TG_ACT_ASK)
+		tg_approver_resolve(r->approver, op, v);
+}
+
+/* txguard's own verdict after the policy allowed a call: what the journal
+ * cannot undo is refused. Saving the pre-image happens here, durably,
+ * before the call runs; a journal that cannot keep it fails the call:
+ * never "ran but not journaled". */
+static bool builtin_after(struct run *r, const struct tg_op *op, struct tg_verdict *v)
+{
+	if (!op->writes)
+		return false;
+	/* A mutation the journal has no record for (inode flags by ioctl,
+	 * opens by file handle) could not be undone. */
+	if (op->kind == TG_OP_SYSCALL) {
+		refuse(v, EPERM, "txguard.unjournaled",
+		       "txguard cannot undo this call (inode flags, open by handle), so it is refused");
+		return true;
+	}
+	int rc = r->txn ? tg_txn_before(r->txn, op) : 0;
+	if (rc >= 0)
+		return false;
+	refuse(v, -rc, "txguard.journal",
+	       "the journal cannot save or undo what this call changes (docs/journal.md), so the call was refused");
+	return true;
+}
+
+/* What the tracer does with the call; the verdict enforces nothing under
+ * --audit-only. Returns false for a call that goes on. */
+static bool enforce_verdict(struct run *r, const struct tg_verdict *v, struct tg_decision *out)
+{
+	if (v->action == TG_ACT_KILL) {
+		r->kill_rule = v->rule_id;
+		out->kind = TG_DEC_KILL;
+		return true;
+	}
+	if (v->action == TG_ACT_DENY) {
+		out->kind = TG_DEC_DENY;
+		out->err = v->err ? v->err : EPERM;
+		return true;
+	}
+	return false;
 }
 
 static void on_op(void *ud, const struct tg_op *op, struct tg_decision *out)
 {
 	struct run *r = ud;
 	struct tg_verdict v = { 0 };
-
-	/* txguard's own journal is never the tracee's to touch, whatever the
-	 * policy says; nor is the workspace's policy file, or the command
-	 * could loosen the policy of the next run. */
-	if (r->txn && ((op->path && tg_txn_is_private(r->txn, op->path)) ||
-	               (op->path2 && tg_txn_is_private(r->txn, op->path2)))) {
-		v.action = TG_ACT_DENY;
-		v.err = EACCES;
-		v.rule_id = "txguard.state-dir";
-		v.reason = "txguard's journal is not writable by the command";
-	} else if (op->writes && (is_ws_policy(r, op->path) || is_ws_policy(r, op->path2))) {
-		v.action = TG_ACT_DENY;
-		v.err = EACCES;
-		v.rule_id = "txguard.workspace-policy";
-		v.reason = "the workspace's " TG_WORKSPACE_POLICY " is edited outside txguard, never by the command it governs";
-	} else {
-		tg_policy_decide(r->policy, op, &v);
-		/* `ask`: the tracee waits while the approver decides. */
-		if (v.action == TG_ACT_ASK)
-			tg_approver_resolve(r->approver, op, &v);
-	}
-
 	bool enforce = !r->o->audit_only;
-	bool repeat = false;
-	tg_learn_note(r->learn, op, &v);
-	/* mkdir of an existing directory fails with EEXIST natively too: the
-	 * tracer's EEXIST refuses nothing the kernel would have done. */
-	bool native = op->kind == TG_OP_MKDIR && v.action == TG_ACT_DENY && v.err == EEXIST;
-	if ((v.action != TG_ACT_ALLOW || v.decided_by) && !native) {
-		/* A repeat of the last decision ($PATH search, retry) is only
-		 * counted: one decision, one line, one log event per intent. */
-		repeat = tg_report_add_decision(&r->report, op, &v, enforce) == 1;
-		if (is_error_action(v.action) && !repeat)
-			say_denied(r, op, &v);
-		/* The log keeps the try that counts: not a missing $PATH entry. */
-		if (op->kind == TG_OP_EXEC && v.err == ENOENT)
-			repeat = true;
-	}
-	if (!repeat)
-		tg_log_decision(r->log, op, &v, enforce);
 
-	if (enforce && v.action == TG_ACT_KILL) {
-		r->kill_rule = v.rule_id;
-		out->kind = TG_DEC_KILL;
+	decide(r, op, &v);
+	tg_learn_note(r->learn, op, &v);
+	record_decision(r, op, &v, enforce);
+	if (enforce && enforce_verdict(r, &v, out))
 		return;
-	}
-	if (enforce && v.action == TG_ACT_DENY) {
-		out->kind = TG_DEC_DENY;
-		out->err = v.err ? v.err : EPERM;
+	if (builtin_after(r, op, &v)) {
+		record_decision(r, op, &v, true);
+		enforce_verdict(r, &v, out);
 		return;
-	}
-	/* A mutation the journal has no record for (inode flags by ioctl,
-	 * opens by file handle) could not be undone: refuse it. */
-	if (op->writes && op->kind == TG_OP_SYSCALL) {
-		struct tg_verdict uv = {
-			.action = TG_ACT_DENY, .err = EPERM, .rule_id = "txguard.unjournaled",
-			.reason = "txguard cannot undo this call (inode flags, open by handle), so it is refused",
-		};
-		tg_report_add_decision(&r->report, op, &uv, true);
-		say_denied(r, op, &uv);
-		tg_log_decision(r->log, op, &uv, true);
-		out->kind = TG_DEC_DENY;
-		out->err = EPERM;
-		return;
-	}
-	/* Allowed: save what it is about to change, durably, before it runs.
-	 * A journal that cannot keep the pre-image fails the call: never
-	 * "ran but not journaled". */
-	if (op->writes && r->txn) {
-		int rc = tg_txn_before(r->txn, op);
-		if (rc < 0) {
-			struct tg_verdict jv = {
-				.action = TG_ACT_DENY, .err = -rc, .rule_id = "txguard.journal",
-				.reason = "the journal cannot save or undo what this call changes (docs/journal.md), so the call was refused",
-			};
-			tg_report_add_decision(&r->report, op, &jv, true);
-			say_denied(r, op, &jv);
-			tg_log_decision(r->log, op, &jv, true);
-			out->kind = TG_DEC_DENY;
-			out->err = -rc;
-			return;
-		}
 	}
 	out->kind = TG_DEC_ALLOW;
 	out->watch_result = tg_refusals_watch(r->refusals, op);
@@ -345,10 +365,7 @@ static void on_fixed(void *ud, const struct tg_op *op, int err)
 	}
 	v.err = err;
 	tg_learn_note(r->learn, op, &v);
-	if (tg_report_add_decision(&r->report, op, &v, true) == 1)
-		return;
-	say_denied(r, op, &v);
-	tg_log_decision(r->log, op, &v, true);
+	record_decision(r, op, &v, true);
 }
 
 /* A watched call returned: a Landlock refusal becomes a decision. */
@@ -357,12 +374,8 @@ static void on_result(void *ud, pid_t pid, long rval)
 	struct run *r = ud;
 	struct tg_verdict v;
 	const struct tg_op *op = tg_refusals_result(r->refusals, pid, rval, &v);
-	if (!op)
-		return;
-	if (tg_report_add_decision(&r->report, op, &v, true) == 1)
-		return;
-	say_denied(r, op, &v);
-	tg_log_decision(r->log, op, &v, true);
+	if (op)
+		record_decision(r, op, &v, true);
 }
 
 /* After a failed run: the rules whose refusals could not be seen. */
@@ -783,7 +796,6 @@ int tg_cmd_run(struct tg_opts *o)
 	r.report.start_wall_ns = tg_wall_ns();
 	r.report.audit_only = o->audit_only;
 	r.report.rollback_on = o->rollback_on_text;
-	tg_run_proxy_init(&r.proxy);
 
 	int rc = setup(&r, &report_fd, &log_fd);
 	if (rc == 0) {
@@ -791,6 +803,7 @@ int tg_cmd_run(struct tg_opts *o)
 		 * command inherits HTTP_PROXY & co. */
 		const char *why = NULL;
 		r.proxy.log = r.log, r.proxy.quiet = o->quiet, r.proxy.color = r.color;
+		r.proxy.resolve = o->proxy_resolve, r.proxy.timeout_ms = o->proxy_timeout_ms;
 		if (tg_run_proxy_start(&r.proxy, r.policy, &why) < 0) {
 			rc = setup_fail(&r, "%s", why);
 			tg_txn_rollback(r.txn, NULL, NULL);

@@ -6,17 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
 #include "base/util.h"
-
-void tg_run_proxy_init(struct tg_run_proxy *rp)
-{
-	const char *v;
-	if ((v = getenv("TXGUARD_PROXY_RESOLVE")) && *v)
-		rp->resolve = tg_strdup(v);
-	if ((v = getenv("TXGUARD_PROXY_TIMEOUT")) && *v)
-		rp->timeout = tg_strdup(v);
-}
 
 /* One stderr line per denied host:port, like the tracer's denial lines. */
 static void on_conn(void *ud, const struct tg_net_conn *c)
@@ -60,14 +50,8 @@ int tg_run_proxy_start(struct tg_run_proxy *rp, const struct tg_policy *p, const
 	*why = NULL;
 	if (!tg_policy_has_hosts(p))
 		return 0;
-	if (rp->timeout) {
-		uint64_t ms = 0;
-		if (tg_parse_duration_ms(rp->timeout, &ms) < 0 || ms == 0 || ms > 3600000) {
-			*why = "TXGUARD_PROXY_TIMEOUT: not a duration";
-			return -EINVAL;
-		}
-		o.header_timeout_ms = o.connect_timeout_ms = (unsigned)ms;
-	}
+	if (rp->timeout_ms)
+		o.header_timeout_ms = o.connect_timeout_ms = rp->timeout_ms;
 	rp->nofile_saved = getrlimit(RLIMIT_NOFILE, &rp->nofile) == 0;
 	int rc = tg_proxy_start(&rp->proxy, &o);
 	if (rc == -EINVAL) {
@@ -107,7 +91,5 @@ void tg_run_proxy_clear(struct tg_run_proxy *rp)
 {
 	tg_proxy_free(rp->proxy);
 	tg_strv_free(rp->said);
-	free(rp->resolve);
-	free(rp->timeout);
 	memset(rp, 0, sizeof(*rp));
 }

@@ -17,11 +17,10 @@ struct tg_run_proxy {
 	struct rlimit nofile;            /* the limit the command gets back */
 	bool nofile_saved;
 	char **said;                     /* "host:port" already told on stderr */
-	char *resolve, *timeout;         /* TXGUARD_PROXY_RESOLVE / _TIMEOUT, read early */
+	const char *resolve;             /* $TXGUARD_PROXY_RESOLVE (tg_opts.proxy_resolve) */
+	unsigned timeout_ms;             /* $TXGUARD_PROXY_TIMEOUT; 0 = the proxy's own */
 };
 
-/* Read the proxy's environment knobs before the environment is filtered. */
-void tg_run_proxy_init(struct tg_run_proxy *rp);
 /* Start the proxy if the policy has host rules and export HTTP_PROXY & co.
  * 0, or -errno with *why set to a message. */
 int tg_run_proxy_start(struct tg_run_proxy *rp, const struct tg_policy *p, const char **why);

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "common.h"
 #include "policy/policy.h"
 #include "trace/trace.h"
 #include "txn/txn.h"

@@ -18,8 +18,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cli.h"
+#include "args.h"
 #include "base/path.h"
+#include "common.h"
 
 static bool has_entry(const char *dir, const char *name)
 {

@@ -337,3 +337,162 @@ Test(args, every_error_is_one_line)
 		tg_opts_free(&o);
 	}
 }
+
+/* ---- the environment, resolved once at the edge (tg_opts_resolve_env) ---- */
+
+static const char *const env_names[] = {
+	"TXGUARD_STATE_DIR", "TXGUARD_JOURNAL_SYNC", "TXGUARD_HISTORY_MAX_RUNS",
+	"TXGUARD_HISTORY_MAX_BYTES", "TG_JOURNAL_DEBUG", "TXGUARD_POLICY",
+	"TXGUARD_DEFAULT_POLICY_DIR", "TXGUARD_PROXY_RESOLVE", "TXGUARD_PROXY_TIMEOUT",
+};
+
+/* Each Criterion test runs in its own process: setenv stays in it. */
+static void env_clear(void)
+{
+	for (size_t i = 0; i < TG_ARRAY_SIZE(env_names); i++)
+		unsetenv(env_names[i]);
+}
+
+static int resolve_err(struct tg_opts *o)
+{
+	memset(errbuf, 0, sizeof(errbuf));
+	FILE *f = fmemopen(errbuf, sizeof(errbuf) - 1, "w");
+	int rc = tg_opts_resolve_env(o, f);
+	fclose(f);
+	return rc;
+}
+
+Test(env, nothing_set_leaves_the_defaults)
+{
+	struct tg_opts o;
+	env_clear();
+	cr_assert_eq(PARSE(&o, "--", "true"), 0);
+	cr_assert_eq(resolve_err(&o), 0);
+	cr_assert_null(o.state_dir);
+	cr_assert_not(o.journal_sync_set);
+	cr_assert_eq(o.journal_sync, TG_SYNC_CHOICE_AUTO);
+	cr_assert_eq(o.history_max_runs, 0);
+	cr_assert_eq(o.history_max_bytes, 0);
+	cr_assert_null(o.env_policies);
+	cr_assert_null(o.default_policy_dir);
+	cr_assert_null(o.proxy_resolve);
+	cr_assert_eq(o.proxy_timeout_ms, 0);
+	tg_opts_free(&o);
+}
+
+Test(env, bad_journal_sync_names_the_variable)
+{
+	struct tg_opts o;
+	env_clear();
+	setenv("TXGUARD_JOURNAL_SYNC", "sometimes", 1);
+	cr_assert_eq(PARSE(&o, "--", "true"), 0);
+	cr_assert_eq(resolve_err(&o), -EINVAL);
+	cr_assert(strstr(errbuf, "TXGUARD_JOURNAL_SYNC"), "%s", errbuf);
+	tg_opts_free(&o);
+}
+
+Test(env, journal_sync_flag_beats_the_variable)
+{
+	struct tg_opts o;
+	env_clear();
+	setenv("TXGUARD_JOURNAL_SYNC", "batch", 1);
+	cr_assert_eq(PARSE(&o, "--journal-sync", "full", "--", "true"), 0);
+	cr_assert_eq(resolve_err(&o), 0);
+	cr_assert_eq(o.journal_sync, TG_SYNC_CHOICE_FULL);
+	tg_opts_free(&o);
+	cr_assert_eq(PARSE(&o, "--", "true"), 0);
+	cr_assert_eq(resolve_err(&o), 0);
+	cr_assert_eq(o.journal_sync, TG_SYNC_CHOICE_BATCH);
+	tg_opts_free(&o);
+}
+
+Test(env, state_dir_must_be_absolute_and_the_flag_beats_it)
+{
+	struct tg_opts o;
+	env_clear();
+	setenv("TXGUARD_STATE_DIR", "rel/state", 1);
+	cr_assert_eq(PARSE(&o, "--", "true"), 0);
+	cr_assert_eq(resolve_err(&o), -EINVAL);
+	cr_assert(strstr(errbuf, "TXGUARD_STATE_DIR"), "%s", errbuf);
+	tg_opts_free(&o);
+	setenv("TXGUARD_STATE_DIR", "/srv/state", 1);
+	cr_assert_eq(PARSE(&o, "--", "true"), 0);
+	cr_assert_eq(resolve_err(&o), 0);
+	cr_assert_str_eq(o.state_dir, "/srv/state");
+	tg_opts_free(&o);
+	cr_assert_eq(PARSE(&o, "--state-dir", "/given", "--", "true"), 0);
+	cr_assert_eq(resolve_err(&o), 0);
+	cr_assert_str_eq(o.state_dir, "/given");
+	tg_opts_free(&o);
+}
+
+Test(env, history_bounds)
+{
+	struct tg_opts o;
+	const char *bad_runs[] = { "0", "-3", "ten", "5x" };
+	env_clear();
+	for (size_t i = 0; i < TG_ARRAY_SIZE(bad_runs); i++) {
+		setenv("TXGUARD_HISTORY_MAX_RUNS", bad_runs[i], 1);
+		cr_assert_eq(PARSE(&o, "--", "true"), 0);
+		cr_assert_eq(resolve_err(&o), -EINVAL, "%s", bad_runs[i]);
+		cr_assert(strstr(errbuf, "TXGUARD_HISTORY_MAX_RUNS"), "%s", errbuf);
+		tg_opts_free(&o);
+	}
+	setenv("TXGUARD_HISTORY_MAX_RUNS", "7", 1);
+	setenv("TXGUARD_HISTORY_MAX_BYTES", "2M", 1);
+	cr_assert_eq(PARSE(&o, "--", "true"), 0);
+	cr_assert_eq(resolve_err(&o), 0);
+	cr_assert_eq(o.history_max_runs, 7);
+	cr_assert_eq(o.history_max_bytes, 2u << 20);
+	tg_opts_free(&o);
+}
+
+Test(env, policy_paths_and_default_dir)
+{
+	struct tg_opts o;
+	env_clear();
+	setenv("TXGUARD_POLICY", "/a.yaml::/b.d", 1);
+	setenv("TXGUARD_DEFAULT_POLICY_DIR", "/defaults", 1);
+	cr_assert_eq(PARSE(&o, "-p", "/c.yaml", "-w", "/", "--", "true"), 0);
+	cr_assert_eq(resolve_err(&o), 0);
+	cr_assert_str_eq(o.default_policy_dir, "/defaults");
+	char **paths = NULL;
+	cr_assert_eq(tg_policy_paths(&o, &paths), 0);
+	cr_assert_str_eq(paths[0], "/defaults");
+	cr_assert_str_eq(paths[1], "/a.yaml");
+	cr_assert_str_eq(paths[2], "/b.d");
+	cr_assert_str_eq(paths[3], "/c.yaml");
+	cr_assert_null(paths[4]);
+	tg_strv_free(paths);
+	tg_opts_free(&o);
+	/* --no-default-policy drops the default dir, not $TXGUARD_POLICY. */
+	cr_assert_eq(PARSE(&o, "--no-default-policy", "-w", "/", "--", "true"), 0);
+	cr_assert_eq(resolve_err(&o), 0);
+	cr_assert_eq(tg_policy_paths(&o, &paths), 0);
+	cr_assert_str_eq(paths[0], "/a.yaml");
+	cr_assert_str_eq(paths[1], "/b.d");
+	cr_assert_null(paths[2]);
+	tg_strv_free(paths);
+	tg_opts_free(&o);
+}
+
+Test(env, proxy_settings)
+{
+	struct tg_opts o;
+	env_clear();
+	setenv("TXGUARD_PROXY_RESOLVE", "a.test:127.0.0.1", 1);
+	setenv("TXGUARD_PROXY_TIMEOUT", "2s", 1);
+	cr_assert_eq(PARSE(&o, "--", "true"), 0);
+	cr_assert_eq(resolve_err(&o), 0);
+	cr_assert_str_eq(o.proxy_resolve, "a.test:127.0.0.1");
+	cr_assert_eq(o.proxy_timeout_ms, 2000);
+	tg_opts_free(&o);
+	const char *bad_timeouts[] = { "soon", "0", "2h" };
+	for (size_t i = 0; i < TG_ARRAY_SIZE(bad_timeouts); i++) {
+		setenv("TXGUARD_PROXY_TIMEOUT", bad_timeouts[i], 1);
+		cr_assert_eq(PARSE(&o, "--", "true"), 0);
+		cr_assert_eq(resolve_err(&o), -EINVAL, "%s", bad_timeouts[i]);
+		cr_assert(strstr(errbuf, "TXGUARD_PROXY_TIMEOUT"), "%s", errbuf);
+		tg_opts_free(&o);
+	}
+}
