@@ -50,20 +50,20 @@ static void fmt_size(char buf[static 16], uint64_t b)
 
 static const char *outcome_of(const struct tg_txinfo *i)
 {
-	return tg_hist_is_undone(i) ? "undone" : "committed";
+	return tg_run_is_undone(i) ? "undone" : "committed";
 }
 
-static int load_or_fail(struct hctx *c, struct tg_hist *h)
+static int load_or_fail(struct hctx *c, struct tg_history *h)
 {
-	int rc = tg_hist_load(c->workspace, c->state_dir, h);
+	int rc = tg_history_load(c->workspace, c->state_dir, h);
 	if (rc < 0)
 		return tg_fail("cannot read the history of %s: %s", c->workspace, strerror(-rc));
 	return 0;
 }
 
-static int find_or_fail(const struct tg_hist *h, const char *id, size_t *idx)
+static int find_or_fail(const struct tg_history *h, const char *id, size_t *idx)
 {
-	int rc = tg_hist_find(h, id, idx);
+	int rc = tg_history_find(h, id, idx);
 	if (rc == -EEXIST) {
 		tg_warn("'%s' matches several runs: give more of the id ('txguard log' lists them)", id);
 		return 1;
@@ -97,7 +97,7 @@ static void json_entry(struct tg_json *j, const struct tg_txinfo *i, const char 
 	tg_json_kv_str(j, "tx", tx);
 }
 
-static int log_json(const struct tg_hist *h)
+static int log_json(const struct tg_history *h)
 {
 	struct tg_json *j = tg_json_new_file(stdout);
 	if (!j)
@@ -116,7 +116,7 @@ static int log_json(const struct tg_hist *h)
 
 static int cmd_log(struct hctx *c)
 {
-	struct tg_hist h = { 0 };
+	struct tg_history h = { 0 };
 	if (load_or_fail(c, &h))
 		return 125;
 	int rc = 0;
@@ -140,7 +140,7 @@ static int cmd_log(struct hctx *c)
 			putchar('\n');
 		}
 	}
-	tg_hist_clear(&h);
+	tg_history_clear(&h);
 	return rc;
 }
 
@@ -189,20 +189,20 @@ static int show_json(const struct tg_txinfo *e, const char *tx, const struct tg_
 
 static int cmd_show(struct hctx *c)
 {
-	struct tg_hist h = { 0 };
+	struct tg_history h = { 0 };
 	if (load_or_fail(c, &h))
 		return 125;
 	size_t at = 0;
 	int rc = find_or_fail(&h, c->o->id, &at);
 	struct tg_changes ch = { 0 };
-	if (rc == 0 && (rc = tg_hist_changes(h.state_dir, h.v[at].id, &ch)) < 0)
+	if (rc == 0 && (rc = tg_run_changes(h.state_dir, h.v[at].id, &ch)) < 0)
 		rc = tg_fail("cannot read run %s: %s", h.v[at].id, strerror(-rc));
 	if (rc == 0 && c->o->json)
 		rc = show_json(&h.v[at], h.tx[at], &ch);
 	else if (rc == 0)
 		show_text(&h.v[at], h.tx[at], &ch);
 	tg_changes_clear(&ch);
-	tg_hist_clear(&h);
+	tg_history_clear(&h);
 	return rc;
 }
 
@@ -289,7 +289,7 @@ static int cmd_undo(struct hctx *c)
 	if (c->o->dry_run)
 		return tg_cmd_undo_preview(c->o, c->workspace, c->state_dir);
 	struct tg_undo_result r = { 0 };
-	int rc = tg_hist_undo(c->workspace, c->state_dir, c->o->id, c->o->force, &r);
+	int rc = tg_history_undo(c->workspace, c->state_dir, c->o->id, c->o->force, &r);
 	rc = undo_report(c, "undo", rc, &r);
 	tg_undo_result_clear(&r);
 	return rc;
@@ -499,7 +499,7 @@ static int preimage_file(struct diff_ctx *d, const struct tg_jrec *r, char **pat
 	_cleanup_close_ int fd = mkstemp(tmpl);
 	if (fd < 0)
 		return -errno;
-	int rc = tg_history_preimage(d->sd, d->id, r, fd);
+	int rc = tg_journal_preimage(d->sd, d->id, r, fd);
 	if (rc < 0) {
 		unlink(tmpl);
 		return rc;
@@ -563,14 +563,14 @@ static int diff_record(void *ud, const struct tg_jrec *r)
 
 static int cmd_diff(struct hctx *c)
 {
-	struct tg_hist h = { 0 };
+	struct tg_history h = { 0 };
 	if (load_or_fail(c, &h))
 		return 125;
 	size_t at = 0;
 	int rc = find_or_fail(&h, c->o->id, &at);
 	if (rc == 0) {
 		struct diff_ctx d = { .c = c, .sd = h.state_dir, .id = h.v[at].id };
-		rc = tg_history_records(h.state_dir, h.v[at].id, diff_record, &d);
+		rc = tg_run_records(h.state_dir, h.v[at].id, diff_record, &d);
 		tg_strset_clear(&d.seen);
 		if (rc < 0)
 			rc = tg_fail("diff of run %s: %s", h.v[at].id, strerror(-rc));
@@ -579,7 +579,7 @@ static int cmd_diff(struct hctx *c)
 			rc = 1;
 		}
 	}
-	tg_hist_clear(&h);
+	tg_history_clear(&h);
 	return rc;
 }
 

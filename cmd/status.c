@@ -75,7 +75,7 @@ static int load_runs(struct status *s)
 {
 	struct tg_txinfo *v = NULL;
 	size_t n = 0;
-	int rc = tg_history_list(s->state_dir, &v, &n);
+	int rc = tg_run_list(s->state_dir, &v, &n);
 	if (rc == -ENOENT)
 		return 0;
 	if (rc < 0)

@@ -160,13 +160,13 @@ int tg_history_check_created(const char *sd, const char *id, const struct tg_tou
                              struct tg_undo_result *r)
 {
 	struct tg_txinfo info = { 0 };
-	int rc = tg_history_info(sd, id, &info);
+	int rc = tg_journal_read_info(sd, id, &info);
 	if (rc < 0)
 		return rc;
 	char **made = NULL;
 	struct tg_strset dirs = { 0 };
 	if (info.ended_ns)
-		rc = tg_history_records(sd, id, collect_created, &made);
+		rc = tg_run_records(sd, id, collect_created, &made);
 	if (rc == 0)
 		rc = tg_history_post_kinds(sd, id, NULL, &dirs);
 	struct conflict_ctx c = { .id = id, .own = own, .r = r };

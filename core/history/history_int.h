@@ -5,8 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "journal/journal.h"
-#include "journal/journal.h"
+#include "history.h"
 
 
 /* Every member of every multi-command transaction, as pairs

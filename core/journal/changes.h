@@ -43,7 +43,7 @@ const char *tg_change_kind_name(enum tg_change_kind k);
 int tg_changes_push(struct tg_changes *c, enum tg_change_kind k, const char *path, const char *from);
 
 /* The events of a run's records, collected by tg_change_events_add (a
- * tg_journal_foreach / tg_history_records callback). Zero-initialise;
+ * tg_journal_foreach callback). Zero-initialise;
  * tg_change_events_clear when done. */
 struct tg_change_events {
 	struct tg_change_ev *v;

@@ -1,5 +1,6 @@
 /* journal.c — one transaction's on-disk journal: records, captures, info
- * file, commit. Restore lives in journal/undo.c, history in journal/post.c.
+ * file, commit. Restore lives in journal/undo.c, reading back what a run
+ * leaves (info, post-state, pre-images) in journal/post.c.
  * Layout and reasons: journal.h and docs/journal.md.
  */
 #include "journal.h"
@@ -443,7 +444,7 @@ int tg_journal_load(const char *state_dir, const char *id, struct tg_journal **o
 	j->dir = tg_asprintf("%s/txn/%s", state_dir, id);
 	int r = j->state_dir && j->dir ? 0 : -ENOMEM;
 	if (!r)
-		r = tg_history_info(state_dir, id, &j->info);
+		r = tg_journal_read_info(state_dir, id, &j->info);
 	if (!r)
 		r = open_dirs(j);
 	if (!r)

@@ -34,4 +34,3 @@ int tg_journal_write_post(struct tg_journal *j);
  * commit); no-op when already gone. */
 void tg_journal_drop_reserve(struct tg_journal *j);
 int tg_journal_keep_last(void *ud, const struct tg_jrec *r);
-int tg_info_parse(const char *text, size_t len, struct tg_txinfo *out);

@@ -1,5 +1,8 @@
-/* journal/post.c — committed transactions as history: info files, the
- * post-state written at commit, and the read/undo API of journal.h.
+/* journal/post.c — what a run's dir keeps once the run is over, read
+ * back: the info file, the pre-images, the post-state written at commit
+ * and its comparison with the workspace now; and the sweep of dirs a crash
+ * left half-made. Which runs there are and what they mean is history's
+ * (history/runs.c).
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -77,13 +80,6 @@ void tg_txinfo_clear(struct tg_txinfo *i)
 	memset(i, 0, sizeof(*i));
 }
 
-void tg_txinfo_free_all(struct tg_txinfo *v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		tg_txinfo_clear(&v[i]);
-	free(v);
-}
-
 static int info_set(struct tg_txinfo *o, const char *k, size_t kl, const char *v, size_t vl)
 {
 	static const char *const ck[5] = { "created", "modified", "deleted", "renamed", "metadata" };
@@ -123,7 +119,7 @@ static int info_set(struct tg_txinfo *o, const char *k, size_t kl, const char *v
 	return 0;
 }
 
-int tg_info_parse(const char *text, size_t len, struct tg_txinfo *out)
+static int info_parse(const char *text, size_t len, struct tg_txinfo *out)
 {
 	memset(out, 0, sizeof(*out));
 	const char *p = text, *end = text + len;
@@ -149,7 +145,7 @@ int tg_info_parse(const char *text, size_t len, struct tg_txinfo *out)
 	return out->command ? 0 : -ENOMEM;
 }
 
-int tg_history_info(const char *state_dir, const char *id, struct tg_txinfo *out)
+int tg_journal_read_info(const char *state_dir, const char *id, struct tg_txinfo *out)
 {
 	_cleanup_free_ char *path = tg_asprintf("%s/txn/%s/info", state_dir, id);
 	if (!path)
@@ -157,72 +153,10 @@ int tg_history_info(const char *state_dir, const char *id, struct tg_txinfo *out
 	_cleanup_free_ char *text = NULL;
 	size_t len;
 	int e = tg_read_file(path, &text, &len, 1u << 20);
-	return e < 0 ? e : tg_info_parse(text, len, out);
+	return e < 0 ? e : info_parse(text, len, out);
 }
 
-static int by_newest(const void *a, const void *b)
-{
-	const struct tg_txinfo *x = a, *y = b;
-	if (x->started_ns != y->started_ns)
-		return x->started_ns < y->started_ns ? 1 : -1;
-	return -strcmp(x->id, y->id);
-}
-
-int tg_history_list(const char *state_dir, struct tg_txinfo **out, size_t *n)
-{
-	*out = NULL;
-	*n = 0;
-	_cleanup_free_ char *txn = tg_asprintf("%s/txn", state_dir);
-	if (!txn)
-		return -ENOMEM;
-	DIR *d = opendir(txn);
-	if (!d)
-		return errno == ENOENT ? 0 : -errno;
-	struct tg_txinfo *v = NULL;
-	size_t cnt = 0, cap = 0;
-	struct dirent *de;
-	int e = 0;
-	while ((de = readdir(d))) {
-		struct tg_txinfo i;
-		if (de->d_name[0] == '.' || tg_history_info(state_dir, de->d_name, &i) < 0)
-			continue; /* a dir being created or removed */
-		if (cnt == cap) {
-			cap = cap ? cap * 2 : 16;
-			struct tg_txinfo *nv = realloc(v, cap * sizeof(*nv));
-			if (!nv) {
-				tg_txinfo_clear(&i);
-				e = -ENOMEM;
-				break;
-			}
-			v = nv;
-		}
-		v[cnt++] = i;
-	}
-	closedir(d);
-	if (e < 0) {
-		tg_txinfo_free_all(v, cnt);
-		return e;
-	}
-	if (cnt)
-		qsort(v, cnt, sizeof(*v), by_newest);
-	*out = v;
-	*n = cnt;
-	return 0;
-}
-
-int tg_history_records(const char *state_dir, const char *id,
-                       int (*cb)(void *ud, const struct tg_jrec *r), void *ud)
-{
-	struct tg_journal *j;
-	int e = tg_journal_load(state_dir, id, &j);
-	if (e < 0)
-		return e;
-	e = tg_journal_foreach(j, cb, ud);
-	tg_journal_free(j);
-	return e;
-}
-
-int tg_history_preimage(const char *state_dir, const char *id, const struct tg_jrec *r, int fd)
+int tg_journal_preimage(const char *state_dir, const char *id, const struct tg_jrec *r, int fd)
 {
 	bool reflink = r->flags & TG_JREC_F_REFLINK;
 	if (r->kind != TG_JREC_CONTENT && r->kind != TG_JREC_SAVED)
@@ -384,13 +318,10 @@ int tg_journal_write_post(struct tg_journal *j)
 	return e;
 }
 
-int tg_history_check(const char *state_dir, const char *id,
-                     int (*cb)(void *ud, const char *rel, bool changed), void *ud)
+int tg_journal_post_check(const struct tg_journal *j,
+                          int (*cb)(void *ud, const char *rel, bool changed), void *ud)
 {
-	struct tg_journal *j;
-	int e = tg_journal_load(state_dir, id, &j);
-	if (e < 0)
-		return e;
+	int e = 0;
 	_cleanup_free_ char *path = tg_asprintf("%s/post", j->dir);
 	_cleanup_free_ char *text = NULL;
 	size_t len = 0;
@@ -412,68 +343,7 @@ int tg_history_check(const char *state_dir, const char *id,
 		p = nl + 1;
 	}
 	tg_fs_dircache_clear(&dc);
-	tg_journal_free(j);
 	return e < 0 ? e : 0;
-}
-
-struct one_check {
-	const char *rel;
-	bool *changed;
-	bool found;
-};
-
-static int check_one(void *ud, const char *rel, bool changed)
-{
-	struct one_check *c = ud;
-	if (strcmp(rel, c->rel) != 0)
-		return 0;
-	*c->changed = changed;
-	c->found = true;
-	return 1;
-}
-
-int tg_history_changed_since(const char *state_dir, const char *id, const char *rel, bool *changed)
-{
-	struct one_check c = { rel, changed, false };
-	*changed = false;
-	int e = tg_history_check(state_dir, id, check_one, &c);
-	return e < 0 ? e : c.found ? 0 : -ENOENT;
-}
-
-static int any_changed(void *ud, const char *rel, bool changed)
-{
-	(void)rel;
-	if (changed)
-		*(bool *)ud = true;
-	return changed ? 1 : 0;
-}
-
-int tg_history_undo(const char *state_dir, const char *id, bool force)
-{
-	_cleanup_free_ char *lockp = tg_asprintf("%s/lock", state_dir);
-	if (!lockp)
-		return -ENOMEM;
-	_cleanup_close_ int lfd = open(lockp, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	if (lfd < 0)
-		return -errno;
-	if (flock(lfd, LOCK_EX | LOCK_NB) < 0)
-		return errno == EWOULDBLOCK ? -EBUSY : -errno;
-	struct tg_journal *j;
-	int e = tg_journal_load(state_dir, id, &j);
-	if (e < 0)
-		return e;
-	const char *st = tg_journal_state(j);
-	if (strcmp(st, "committed") != 0 && strcmp(st, "rolling-back") != 0)
-		e = -EINVAL;
-	bool changed = false;
-	if (!e && !force && !strcmp(st, "committed"))
-		e = tg_history_check(state_dir, id, any_changed, &changed);
-	if (!e && changed)
-		e = -ESTALE;
-	if (!e)
-		e = tg_journal_rollback(j, NULL, NULL);
-	tg_journal_free(j);
-	return e;
 }
 
 int tg_journal_sweep(const char *state_dir)

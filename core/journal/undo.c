@@ -178,20 +178,12 @@ static void remap_import_file(struct undo *u, const char *path)
 			break;
 }
 
-static void remap_import_newer(struct undo *u)
+static void remap_import_newer(struct undo *u, const char *const *newer)
 {
-	struct tg_txinfo *v;
-	size_t n;
-	if (tg_history_list(u->j->state_dir, &v, &n) < 0)
-		return;
-	for (size_t i = n; i-- > 0;) { /* oldest first: later hops come later */
-		if (v[i].started_ns <= u->j->info.started_ns || strcmp(v[i].id, u->j->info.id) == 0 ||
-		    (strcmp(v[i].state, "undone") != 0 && strcmp(v[i].state, "rolling-back") != 0))
-			continue;
-		_cleanup_free_ char *p = tg_asprintf("%s/txn/%s/remap", u->j->state_dir, v[i].id);
+	for (size_t i = 0; newer && newer[i]; i++) {
+		_cleanup_free_ char *p = tg_asprintf("%s/txn/%s/remap", u->j->state_dir, newer[i]);
 		remap_import_file(u, p);
 	}
-	tg_txinfo_free_all(v, n);
 	/* Rolled-back runs are gone, but what their restores recreated (a
 	 * directory this run captured, removed and put back by a failed run)
 	 * is kept in the state dir's own remap. */
@@ -1068,6 +1060,12 @@ static void walk(struct undo *u, uint64_t done_from, void (*progress)(void *, si
 
 int tg_journal_rollback(struct tg_journal *j, void (*progress)(void *ud, size_t done, size_t total), void *ud)
 {
+	return tg_journal_rollback_after(j, NULL, progress, ud);
+}
+
+int tg_journal_rollback_after(struct tg_journal *j, const char *const *newer,
+                              void (*progress)(void *ud, size_t done, size_t total), void *ud)
+{
 	struct undo u = { .j = j, .tarfd = -1, .remapfd = -1, .progfd = -1 };
 	bool was_committed = j->info.ended_ns != 0;
 	u.replay = !strcmp(tg_journal_state(j), "rolling-back");
@@ -1081,7 +1079,7 @@ int tg_journal_rollback(struct tg_journal *j, void (*progress)(void *ud, size_t 
 	}
 	fold_born(&u);
 	if (was_committed)
-		remap_import_newer(&u);
+		remap_import_newer(&u, newer);
 	remap_load(&u);
 	e = build_known(&u);
 	if (!e)

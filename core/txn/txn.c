@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "journal/journal.h"
+#include "history/history.h"
 #include "base/fs.h"
 #include "base/path.h"
 #include "base/util.h"
@@ -260,7 +261,7 @@ static int recover_locked(const char *state_dir, int *recovered, bool force)
 	size_t n;
 	int e = tg_journal_sweep(state_dir);
 	if (!e)
-		e = tg_history_list(state_dir, &v, &n);
+		e = tg_run_list(state_dir, &v, &n);
 	if (e < 0)
 		return e;
 	for (size_t i = 0; i < n && !e; i++) {
@@ -276,10 +277,14 @@ static int recover_locked(const char *state_dir, int *recovered, bool force)
 			e = -ESTALE;
 		if (e < 0)
 			break;
+		/* An interrupted undo of a committed run goes on after the newer
+		 * runs undone before it (ignored by a live run's rollback). */
+		_cleanup_strv_ char **newer = NULL;
+		(void)tg_run_newer_undone(state_dir, v[i].id, &newer);
 		struct tg_journal *j;
 		e = tg_journal_load(state_dir, v[i].id, &j);
 		if (!e)
-			e = tg_journal_rollback(j, NULL, NULL);
+			e = tg_journal_rollback_after(j, (const char *const *)newer, NULL, NULL);
 		bool remove = !e && !strcmp(tg_journal_state(j), "rolled-back");
 		tg_journal_free(j);
 		if (remove)
@@ -1131,7 +1136,7 @@ static int prune_history(struct tg_txn *t)
 {
 	struct tg_txinfo *v;
 	size_t n;
-	int e = tg_history_list(t->state_dir, &v, &n);
+	int e = tg_run_list(t->state_dir, &v, &n);
 	if (e < 0)
 		return e;
 	uint64_t runs = 0, bytes = 0;

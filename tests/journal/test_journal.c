@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "journal/journal.h"
+#include "history/history.h"
 #include "base/fs.h"
 #include "journal/tar.h"
 #include "txn/txn.h"
@@ -238,7 +239,7 @@ Test(journal, commit_without_change_leaves_no_history)
 	t = NULL;
 	struct tg_txinfo *v;
 	size_t n;
-	cr_assert_eq(tg_history_list(sd, &v, &n), 0);
+	cr_assert_eq(tg_run_list(sd, &v, &n), 0);
 	cr_assert_eq(n, 0);
 	open_txn();
 	cr_assert_eq(before(TG_OP_OPEN, "tmp", NULL, O_WRONLY | O_CREAT), 0);
@@ -255,7 +256,7 @@ Test(journal, commit_without_change_leaves_no_history)
 	cr_assert_eq(before(TG_OP_UNLINK, "kept", NULL, 0), 0);
 	cr_assert_eq(unlink(P("kept")), 0);
 	cr_assert_eq(tg_txn_commit(t), 0);
-	cr_assert_eq(tg_history_list(sd, &v, &n), 0);
+	cr_assert_eq(tg_run_list(sd, &v, &n), 0);
 	cr_assert_eq(n, 1, "a change is history");
 	cr_assert_str_eq(v[0].state, "committed");
 	cr_assert_eq(v[0].counts[2], 1);
@@ -831,7 +832,7 @@ Test(journal, changes_commit_history_and_undo)
 
 	struct tg_txinfo *v;
 	size_t n;
-	cr_assert_eq(tg_history_list(sd, &v, &n), 0);
+	cr_assert_eq(tg_run_list(sd, &v, &n), 0);
 	cr_assert_eq(n, 1);
 	cr_assert_str_eq(v[0].id, id);
 	cr_assert_str_eq(v[0].state, "committed");
@@ -839,21 +840,21 @@ Test(journal, changes_commit_history_and_undo)
 	cr_assert_eq(v[0].counts[TG_CHANGE_CREATED], 3);
 	tg_txinfo_free_all(v, n);
 	int nrec = 0;
-	cr_assert_eq(tg_history_records(sd, id, count_records, &nrec), 0);
+	cr_assert_eq(tg_run_records(sd, id, count_records, &nrec), 0);
 	cr_assert_gt(nrec, 5);
 
 	/* A hand edit since: undo refuses, names it, and --force overrides. */
 	bool changed = false;
 	put("newdir/inner", "edited inside a created dir");
-	cr_assert_eq(tg_history_changed_since(sd, id, "newdir/inner", &changed), 0);
+	cr_assert_eq(tg_run_changed_since(sd, id, "newdir/inner", &changed), 0);
 	cr_assert(changed, "an edit under a created dir must count");
 	put("new", "edited by hand");
-	cr_assert_eq(tg_history_changed_since(sd, id, "new", &changed), 0);
+	cr_assert_eq(tg_run_changed_since(sd, id, "new", &changed), 0);
 	cr_assert(changed);
-	cr_assert_eq(tg_history_changed_since(sd, id, "mod", &changed), 0);
+	cr_assert_eq(tg_run_changed_since(sd, id, "mod", &changed), 0);
 	cr_assert(!changed);
-	cr_assert_eq(tg_history_undo(sd, id, false), -ESTALE);
-	cr_assert_eq(tg_history_undo(sd, id, true), 0);
+	cr_assert_eq(tg_run_undo(sd, id, false), -ESTALE);
+	cr_assert_eq(tg_run_undo(sd, id, true), 0);
 	_cleanup_free_ char *m = get("mod"), *d = get("del"), *r = get("ren");
 	cr_assert_str_eq(m, "m");
 	cr_assert_str_eq(d, "d");
@@ -862,7 +863,7 @@ Test(journal, changes_commit_history_and_undo)
 	cr_assert_eq(stat(P("new"), &st), -1);
 	cr_assert_eq(stat(P("newdir"), &st), -1);
 	struct tg_txinfo i;
-	cr_assert_eq(tg_history_info(sd, id, &i), 0);
+	cr_assert_eq(tg_journal_read_info(sd, id, &i), 0);
 	cr_assert_str_eq(i.state, "undone");
 	tg_txinfo_clear(&i);
 }
@@ -882,7 +883,7 @@ Test(journal, history_is_bounded_by_count)
 	}
 	struct tg_txinfo *v;
 	size_t n;
-	cr_assert_eq(tg_history_list(sd, &v, &n), 0);
+	cr_assert_eq(tg_run_list(sd, &v, &n), 0);
 	cr_assert_eq(n, 3, "kept %zu", n);
 	tg_txinfo_free_all(v, n);
 }
