@@ -50,7 +50,7 @@ static void fmt_size(char buf[static 16], uint64_t b)
 
 static const char *outcome_of(const struct tg_txinfo *i)
 {
-	return tg_run_is_undone(i) ? "undone" : "committed";
+	return tg_jstate_name(i->state); /* committed or undone: in history */
 }
 
 static int load_or_fail(struct hctx *c, struct tg_history *h)

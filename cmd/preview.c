@@ -149,7 +149,7 @@ int tg_cmd_undo_preview(struct tg_opts *o, const char *workspace, const char *st
 
 static bool interrupted(const struct tg_txinfo *i)
 {
-	return !strcmp(i->state, "open") || !strcmp(i->state, "rolling-back");
+	return i->state == TG_JSTATE_OPEN || i->state == TG_JSTATE_ROLLING_BACK;
 }
 
 static int recover_preview(struct tg_opts *o, const char *sd)

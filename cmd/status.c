@@ -81,7 +81,7 @@ static int load_runs(struct status *s)
 	if (rc < 0)
 		return rc;
 	for (size_t i = 0; i < n; i++) {
-		if (strcmp(v[i].state, "open") != 0 && strcmp(v[i].state, "rolling-back") != 0)
+		if (v[i].state != TG_JSTATE_OPEN && v[i].state != TG_JSTATE_ROLLING_BACK)
 			continue;
 		struct tg_txinfo *r = realloc(s->runs, (s->nruns + 1) * sizeof(*r));
 		if (!r) {

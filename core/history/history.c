@@ -93,12 +93,12 @@ int tg_history_state_root(const char *workspace, const char *state_dir, char **o
 
 bool tg_run_is_undone(const struct tg_txinfo *i)
 {
-	return i->state && strcmp(i->state, "undone") == 0;
+	return i->state == TG_JSTATE_UNDONE;
 }
 
 static bool in_history(const struct tg_txinfo *i, const char *workspace)
 {
-	if (!i->state || (strcmp(i->state, "committed") != 0 && !tg_run_is_undone(i)))
+	if (i->state != TG_JSTATE_COMMITTED && !tg_run_is_undone(i))
 		return false;
 	return !i->workspace || strcmp(i->workspace, workspace) == 0;
 }

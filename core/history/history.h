@@ -84,7 +84,7 @@ int tg_history_state_root(const char *workspace, const char *state_dir, char **o
 /* The workspace's transactions that reached history (committed or undone),
  * newest first, with the multi-command transaction each belongs to. */
 struct tg_history {
-	struct tg_txinfo *v;        /* journal.h; v[i].state "committed" or "undone" */
+	struct tg_txinfo *v;        /* journal.h; v[i].state committed or undone */
 	char **tx;                  /* tx[i]: its transaction id, or NULL */
 	size_t n;
 	char *state_dir;            /* the resolved state dir */

@@ -79,7 +79,7 @@ int tg_run_newer_undone(const char *state_dir, const char *id, char ***out)
 		e = tg_run_list(state_dir, &v, &n);
 	for (size_t i = n; !e && i-- > 0;) { /* oldest first: later hops come later */
 		if (v[i].started_ns <= self.started_ns || strcmp(v[i].id, id) == 0 ||
-		    (strcmp(v[i].state, "undone") != 0 && strcmp(v[i].state, "rolling-back") != 0))
+		    (v[i].state != TG_JSTATE_UNDONE && v[i].state != TG_JSTATE_ROLLING_BACK))
 			continue;
 		e = tg_strv_push(out, v[i].id);
 	}
@@ -162,11 +162,11 @@ int tg_run_undo(const char *state_dir, const char *id, bool force)
 	int e = tg_journal_load(state_dir, id, &j);
 	if (e < 0)
 		return e;
-	const char *st = tg_journal_state(j);
-	if (strcmp(st, "committed") != 0 && strcmp(st, "rolling-back") != 0)
+	enum tg_jstate st = tg_journal_state(j);
+	if (st != TG_JSTATE_COMMITTED && st != TG_JSTATE_ROLLING_BACK)
 		e = -EINVAL;
 	bool changed = false;
-	if (!e && !force && !strcmp(st, "committed"))
+	if (!e && !force && st == TG_JSTATE_COMMITTED)
 		e = tg_run_check(state_dir, id, any_changed, &changed);
 	if (!e && changed)
 		e = -ESTALE;

@@ -392,11 +392,11 @@ static int journal_prepare(const char *state_dir, const char *workspace, const c
 	j->info.id = new_id();
 	j->info.workspace = tg_strdup(workspace);
 	j->info.command = tg_strdup(command ? command : "");
-	j->info.state = tg_strdup("open");
+	j->info.state = TG_JSTATE_OPEN;
 	j->info.tx = tx ? tg_strdup(tx) : NULL;
 	j->info.started_ns = start_ns();
 	j->dir = j->info.id ? tg_asprintf("%s/txn/%s", state_dir, j->info.id) : NULL;
-	int r = j->state_dir && j->dir && j->info.workspace && j->info.command && j->info.state &&
+	int r = j->state_dir && j->dir && j->info.workspace && j->info.command &&
 	        (!tx || j->info.tx) ? 0 : -ENOMEM;
 	if (!r)
 		r = open_workspace(j);
@@ -473,7 +473,7 @@ int tg_journal_keep_last(void *ud, const struct tg_jrec *r)
 
 const char *tg_journal_id(const struct tg_journal *j) { return j->info.id; }
 const char *tg_journal_workspace(const struct tg_journal *j) { return j->info.workspace; }
-const char *tg_journal_state(const struct tg_journal *j) { return j->info.state; }
+enum tg_jstate tg_journal_state(const struct tg_journal *j) { return j->info.state; }
 uint64_t tg_journal_last_seq(const struct tg_journal *j) { return j->seq; }
 uint64_t tg_journal_started_ns(const struct tg_journal *j) { return j->info.started_ns; }
 uint64_t tg_journal_bytes_saved(const struct tg_journal *j) { return j->info.bytes_saved; }
@@ -956,11 +956,11 @@ int tg_journal_write_info(struct tg_journal *j)
 	static const char *const ck[5] = { "created", "modified", "deleted", "renamed", "metadata" };
 	struct wbuf b = { 0 };
 	const struct tg_txinfo *i = &j->info;
-	put_kv(&b, "version", "1");
+	put_kn(&b, "version", TG_JOURNAL_INFO_VERSION);
 	put_kv(&b, "id", i->id);
 	put_kv(&b, "workspace", i->workspace);
 	put_kv(&b, "command", i->command);
-	put_kv(&b, "state", i->state);
+	put_kv(&b, "state", tg_jstate_name(i->state));
 	if (i->tx)
 		put_kv(&b, "tx", i->tx);
 	put_kn(&b, "started_ns", i->started_ns);
@@ -984,14 +984,37 @@ int tg_journal_write_info(struct tg_journal *j)
 	return e ? e : tg_fs_fsync_dir(j->dirfd);
 }
 
-int tg_journal_set_state(struct tg_journal *j, const char *state)
+static const char *const jstate_names[] = {
+	[TG_JSTATE_OPEN] = "open",
+	[TG_JSTATE_ROLLING_BACK] = "rolling-back",
+	[TG_JSTATE_ROLLED_BACK] = "rolled-back",
+	[TG_JSTATE_COMMITTED] = "committed",
+	[TG_JSTATE_UNDONE] = "undone",
+};
+_Static_assert(TG_ARRAY_SIZE(jstate_names) == TG_JSTATE_COUNT, "a name for every journal state");
+
+const char *tg_jstate_name(enum tg_jstate s)
 {
-	char *s = tg_strdup(state);
-	if (!s)
-		return -ENOMEM;
-	free(j->info.state);
-	j->info.state = s;
-	if (strcmp(state, "open") != 0 && strcmp(state, "rolling-back") != 0)
+	return (unsigned)s < TG_JSTATE_COUNT ? jstate_names[s] : "unknown";
+}
+
+int tg_jstate_parse(const char *s, size_t len)
+{
+	for (int k = 0; k < TG_JSTATE_COUNT; k++)
+		if (strlen(jstate_names[k]) == len && !memcmp(s, jstate_names[k], len))
+			return k;
+	return -EBADMSG;
+}
+
+bool tg_jstate_is_final(enum tg_jstate s)
+{
+	return s != TG_JSTATE_OPEN && s != TG_JSTATE_ROLLING_BACK;
+}
+
+int tg_journal_set_state(struct tg_journal *j, enum tg_jstate state)
+{
+	j->info.state = state;
+	if (tg_jstate_is_final(state))
 		j->info.ended_ns = tg_wall_ns();
 	return tg_journal_write_info(j);
 }
@@ -1027,5 +1050,5 @@ int tg_journal_commit(struct tg_journal *j, const size_t counts[5])
 		j->info.counts[k] = counts[k];
 	j->du_valid = false;
 	j->info.journal_bytes = tg_journal_disk_bytes(j);
-	return tg_journal_set_state(j, "committed");
+	return tg_journal_set_state(j, TG_JSTATE_COMMITTED);
 }

@@ -95,12 +95,31 @@ int tg_journal_default_state_dir(const char *workspace, char **out);
 
 /* ---- one transaction's journal (used by txn.c) ---- */
 
+/* Where a run's journal is in its life: the info file's state= line
+ * (tg_jstate_name gives the string written there). */
+enum tg_jstate {
+	TG_JSTATE_OPEN,              /* the run goes on, or crashed: recovery restores it */
+	TG_JSTATE_ROLLING_BACK,      /* a restore is under way, or was interrupted: it resumes */
+	TG_JSTATE_ROLLED_BACK,       /* restored: the dir goes next */
+	TG_JSTATE_COMMITTED,         /* its effects kept: in history */
+	TG_JSTATE_UNDONE,            /* a committed run restored later: stays in history */
+	TG_JSTATE_COUNT
+};
+const char *tg_jstate_name(enum tg_jstate s);
+/* Ended: the run's end time is set when it enters this state. */
+bool tg_jstate_is_final(enum tg_jstate s);
+
+/* The info file's format: `version=` is written first and checked on
+ * read; a file of another version is refused (-EPROTO), never guessed at.
+ * A file without the line is of the first version. */
+#define TG_JOURNAL_INFO_VERSION 1
+
 /* What a run's info file says. */
 struct tg_txinfo {
 	char *id;
 	char *workspace;
 	char *command;
-	char *state;                 /* "open", "committed", "rolled-back", "rolling-back", "undone" */
+	enum tg_jstate state;
 	uint64_t started_ns, ended_ns;  /* wall clock */
 	size_t counts[5];            /* per tg_change_kind: created, modified, deleted, renamed, metadata */
 	uint64_t bytes_saved;        /* pre-image bytes (uncompressed) */
@@ -108,7 +127,9 @@ struct tg_txinfo {
 	char *tx;                    /* multi-command transaction it joined (--tx), or NULL */
 };
 void tg_txinfo_clear(struct tg_txinfo *i);
-/* Read <state_dir>/txn/<id>/info without opening the journal. */
+/* Read <state_dir>/txn/<id>/info without opening the journal: -EPROTO for
+ * an unknown version, -EBADMSG for a file without id, workspace or a known
+ * state. */
 int tg_journal_read_info(const char *state_dir, const char *id, struct tg_txinfo *out);
 
 struct tg_journal;
@@ -190,9 +211,9 @@ int tg_journal_rollback_after(struct tg_journal *j, const char *const *newer,
 /* Write the post-state, finish the tar, mark committed. counts[5] per
  * tg_change_kind (txn.h) for the history listing. */
 int tg_journal_commit(struct tg_journal *j, const size_t counts[5]);
-/* Mark the state ("open", "committed", "rolled-back", "rolling-back"). */
-int tg_journal_set_state(struct tg_journal *j, const char *state);
-const char *tg_journal_state(const struct tg_journal *j);
+/* Mark the state (rewrites the info file). */
+int tg_journal_set_state(struct tg_journal *j, enum tg_jstate state);
+enum tg_jstate tg_journal_state(const struct tg_journal *j);
 
 /* The post-state written at commit, path by path (sorted), with whether
  * the path changed outside since (type, mode, size, mtime, symlink target,

@@ -34,3 +34,5 @@ int tg_journal_write_post(struct tg_journal *j);
  * commit); no-op when already gone. */
 void tg_journal_drop_reserve(struct tg_journal *j);
 int tg_journal_keep_last(void *ud, const struct tg_jrec *r);
+/* The state named by the len bytes at s, or -EBADMSG. */
+int tg_jstate_parse(const char *s, size_t len);

@@ -75,7 +75,6 @@ void tg_txinfo_clear(struct tg_txinfo *i)
 	free(i->id);
 	free(i->workspace);
 	free(i->command);
-	free(i->state);
 	free(i->tx);
 	memset(i, 0, sizeof(*i));
 }
@@ -91,8 +90,12 @@ static int info_set(struct tg_txinfo *o, const char *k, size_t kl, const char *v
 		s = &o->workspace;
 	else if (kl == 7 && !memcmp(k, "command", 7))
 		s = &o->command;
-	else if (kl == 5 && !memcmp(k, "state", 5))
-		s = &o->state;
+	else if (kl == 5 && !memcmp(k, "state", 5)) {
+		int st = tg_jstate_parse(v, vl);
+		if (st >= 0)
+			o->state = (enum tg_jstate)st;
+		return st < 0 ? st : 0;
+	}
 	else if (kl == 2 && !memcmp(k, "tx", 2))
 		s = &o->tx;
 	else if (kl == 10 && !memcmp(k, "started_ns", 10))
@@ -111,6 +114,8 @@ static int info_set(struct tg_txinfo *o, const char *k, size_t kl, const char *v
 	_cleanup_free_ char *val = tg_strndup(v, vl);
 	if (!val)
 		return -ENOMEM;
+	if (kl == 7 && !memcmp(k, "version", 7))
+		return strtoull(val, NULL, 10) == TG_JOURNAL_INFO_VERSION ? 0 : -EPROTO;
 	if (num)
 		*num = strtoull(val, NULL, 10);
 	for (int c = 0; c < 5; c++)
@@ -122,6 +127,7 @@ static int info_set(struct tg_txinfo *o, const char *k, size_t kl, const char *v
 static int info_parse(const char *text, size_t len, struct tg_txinfo *out)
 {
 	memset(out, 0, sizeof(*out));
+	out->state = TG_JSTATE_COUNT; /* none yet */
 	const char *p = text, *end = text + len;
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -136,7 +142,7 @@ static int info_parse(const char *text, size_t len, struct tg_txinfo *out)
 		}
 		p = le + 1;
 	}
-	if (!out->id || !out->workspace || !out->state) {
+	if (!out->id || !out->workspace || out->state == TG_JSTATE_COUNT) {
 		tg_txinfo_clear(out);
 		return -EBADMSG;
 	}

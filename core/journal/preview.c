@@ -72,7 +72,7 @@ static int load(struct tg_journal *j, struct recs *s, uint64_t *done_from)
 	}
 	*done_from = UINT64_MAX;
 	char buf[32] = { 0 };
-	_cleanup_close_ int fd = strcmp(tg_journal_state(j), "rolling-back") == 0
+	_cleanup_close_ int fd = tg_journal_state(j) == TG_JSTATE_ROLLING_BACK
 	                       ? openat(j->dirfd, "progress", O_RDONLY | O_CLOEXEC) : -1;
 	if (fd >= 0 && read(fd, buf, sizeof(buf) - 1) >= 21)
 		*done_from = strtoull(buf, NULL, 10);

@@ -1068,9 +1068,9 @@ int tg_journal_rollback_after(struct tg_journal *j, const char *const *newer,
 {
 	struct undo u = { .j = j, .tarfd = -1, .remapfd = -1, .progfd = -1 };
 	bool was_committed = j->info.ended_ns != 0;
-	u.replay = !strcmp(tg_journal_state(j), "rolling-back");
+	u.replay = tg_journal_state(j) == TG_JSTATE_ROLLING_BACK;
 	tg_journal_drop_reserve(j); /* the room info.tmp, progress and remap need */
-	int e = tg_journal_set_state(j, "rolling-back");
+	int e = tg_journal_set_state(j, TG_JSTATE_ROLLING_BACK);
 	if (!e)
 		e = tg_journal_foreach(j, load_cb, &u);
 	if (e < 0) {
@@ -1109,5 +1109,5 @@ int tg_journal_rollback_after(struct tg_journal *j, const char *const *newer,
 	undo_clear(&u);
 	if (e < 0)
 		return e;
-	return tg_journal_set_state(j, was_committed ? "undone" : "rolled-back");
+	return tg_journal_set_state(j, was_committed ? TG_JSTATE_UNDONE : TG_JSTATE_ROLLED_BACK);
 }

@@ -265,12 +265,12 @@ static int recover_locked(const char *state_dir, int *recovered, bool force)
 	if (e < 0)
 		return e;
 	for (size_t i = 0; i < n && !e; i++) {
-		const char *st = v[i].state;
-		if (!strcmp(st, "rolled-back")) {
+		enum tg_jstate st = v[i].state;
+		if (st == TG_JSTATE_ROLLED_BACK) {
 			e = tg_journal_remove_dir(state_dir, v[i].id);
 			continue;
 		}
-		if (strcmp(st, "open") != 0 && strcmp(st, "rolling-back") != 0)
+		if (st != TG_JSTATE_OPEN && st != TG_JSTATE_ROLLING_BACK)
 			continue;
 		size_t edits = 0;
 		if (!force && (e = tg_journal_edited_after(state_dir, v[i].id, count_edit, &edits)) == 0 && edits)
@@ -285,7 +285,7 @@ static int recover_locked(const char *state_dir, int *recovered, bool force)
 		e = tg_journal_load(state_dir, v[i].id, &j);
 		if (!e)
 			e = tg_journal_rollback_after(j, (const char *const *)newer, NULL, NULL);
-		bool remove = !e && !strcmp(tg_journal_state(j), "rolled-back");
+		bool remove = !e && tg_journal_state(j) == TG_JSTATE_ROLLED_BACK;
 		tg_journal_free(j);
 		if (remove)
 			e = tg_journal_remove_dir(state_dir, v[i].id);
@@ -1141,7 +1141,7 @@ static int prune_history(struct tg_txn *t)
 		return e;
 	uint64_t runs = 0, bytes = 0;
 	for (size_t i = 0; i < n && !e; i++) {
-		if (strcmp(v[i].state, "committed") != 0 && strcmp(v[i].state, "undone") != 0)
+		if (v[i].state != TG_JSTATE_COMMITTED && v[i].state != TG_JSTATE_UNDONE)
 			continue;
 		runs++;
 		bytes += v[i].journal_bytes;

@@ -315,7 +315,7 @@ static int undo_newest(const char *dir, const char *state)
 	size_t n;
 	int e = tg_run_list(sd, &v, &n);
 	size_t i = 0;
-	while (e == 0 && i < n && strcmp(v[i].state, "committed") != 0)
+	while (e == 0 && i < n && v[i].state != TG_JSTATE_COMMITTED)
 		i++;
 	if (e == 0)
 		e = i < n ? tg_run_undo(sd, v[i].id, false) : -ENOENT;
