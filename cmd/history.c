@@ -23,7 +23,6 @@ struct hctx {
 	const char *state_dir;       /* as given (NULL = default) */
 };
 
-static const char *const kind_short[] = { "created", "modified", "deleted", "renamed", "metadata" };
 
 static void fmt_time(char buf[static 32], uint64_t ns)
 {
@@ -89,8 +88,8 @@ static void json_entry(struct tg_json *j, const struct tg_txinfo *i, const char 
 	tg_json_kv_str(j, "outcome", outcome_of(i));
 	tg_json_key(j, "counts");
 	tg_json_begin_object(j);
-	for (size_t k = 0; k < 5; k++)
-		tg_json_kv_uint(j, kind_short[k], i->counts[k]);
+	for (int k = 0; k < TG_CHANGE_KIND_COUNT; k++)
+		tg_json_kv_uint(j, tg_change_kind_name((enum tg_change_kind)k), i->counts[k]);
 	tg_json_end_object(j);
 	tg_json_kv_uint(j, "bytes_saved", i->bytes_saved);
 	tg_json_kv_uint(j, "journal_bytes", i->journal_bytes);
@@ -155,9 +154,9 @@ static void show_text(const struct tg_txinfo *e, const char *tx, const struct tg
 	for (size_t i = 0; i < ch->n; i++) {
 		const struct tg_change *x = &ch->v[i];
 		if (x->kind == TG_CHANGE_RENAMED)
-			printf("  %-9s %s -> %s\n", kind_short[x->kind], x->from, x->path);
+			printf("  %-9s %s -> %s\n", tg_change_kind_name(x->kind), x->from, x->path);
 		else
-			printf("  %-9s %s\n", kind_short[x->kind], x->path);
+			printf("  %-9s %s\n", tg_change_kind_name(x->kind), x->path);
 	}
 	printf("%zu path(s): %zu created, %zu modified, %zu deleted, %zu renamed, %zu metadata\n",
 	       ch->n, ch->count[0], ch->count[1], ch->count[2], ch->count[3], ch->count[4]);
@@ -174,7 +173,7 @@ static int show_json(const struct tg_txinfo *e, const char *tx, const struct tg_
 	tg_json_begin_array(j);
 	for (size_t i = 0; i < ch->n; i++) {
 		tg_json_begin_object(j);
-		tg_json_kv_str(j, "kind", kind_short[ch->v[i].kind]);
+		tg_json_kv_str(j, "kind", tg_change_kind_name(ch->v[i].kind));
 		tg_json_kv_str(j, "path", ch->v[i].path);
 		if (ch->v[i].from)
 			tg_json_kv_str(j, "from", ch->v[i].from);

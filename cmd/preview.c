@@ -105,14 +105,6 @@ static void end(struct pv *p)
 }
 
 /* The runs a real undo of id would undo: tg_history_undo's choice. */
-static bool changed_nothing(const struct tg_txinfo *i)
-{
-	for (size_t k = 0; k < 5; k++)
-		if (i->counts[k])
-			return false;
-	return true;
-}
-
 int tg_cmd_undo_preview(struct tg_opts *o, const char *workspace, const char *state_dir)
 {
 	struct tg_history h = { 0 };
@@ -121,7 +113,7 @@ int tg_cmd_undo_preview(struct tg_opts *o, const char *workspace, const char *st
 		return tg_fail("cannot read the history of %s: %s", workspace, strerror(-rc));
 	size_t at = 0;
 	if (!o->id) {
-		while (at < h.n && (tg_run_is_undone(&h.v[at]) || changed_nothing(&h.v[at])))
+		while (at < h.n && (tg_run_is_undone(&h.v[at]) || tg_changes_none(h.v[at].counts)))
 			at++;
 		rc = at < h.n ? 0 : -ENOENT;
 	} else {

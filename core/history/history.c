@@ -570,14 +570,6 @@ int tg_history_undo_set(const char *workspace, const char *state_dir, const char
 	return undo_checked(sd, (const char *const *)todo, force, r);
 }
 
-static bool changed_nothing(const struct tg_txinfo *i)
-{
-	for (size_t k = 0; k < 5; k++)
-		if (i->counts[k])
-			return false;
-	return true;
-}
-
 int tg_history_undo(const char *workspace, const char *state_dir, const char *id, bool force,
                  struct tg_undo_result *r)
 {
@@ -590,7 +582,7 @@ int tg_history_undo(const char *workspace, const char *state_dir, const char *id
 		/* the newest run not undone yet that changed something: `ls` run
 		 * after `rm -rf src` should not make a bare `undo` a no-op (the
 		 * empty runs newer than it are undone with it) */
-		while (at < h.n && (tg_run_is_undone(&h.v[at]) || changed_nothing(&h.v[at])))
+		while (at < h.n && (tg_run_is_undone(&h.v[at]) || tg_changes_none(h.v[at].counts)))
 			at++;
 		rc = at < h.n ? 0 : -ENOENT;
 	} else {

@@ -200,7 +200,7 @@ ssize_t tg_jrec_decode(const char *buf, size_t len, struct tg_jrec *out)
 	/* A CRC only proves the bytes are what was written, not that a writer
 	 * wrote sense: an unknown kind, or a RENAMED without its destination,
 	 * would send the undo through a NULL path2. */
-	bool kind_ok = out->kind >= TG_JREC_CREATED && out->kind <= TG_JREC_SAVED;
+	bool kind_ok = out->kind >= TG_JREC_CREATED && out->kind < TG_JREC_KIND_COUNT;
 	if (b.bad || !out->path || !kind_ok || (out->kind == TG_JREC_RENAMED && !out->path2)) {
 		tg_jrec_clear(out);
 		return -EBADMSG;
@@ -218,15 +218,17 @@ void tg_jrec_clear(struct tg_jrec *r)
 	memset(r, 0, sizeof(*r));
 }
 
+static const char *const jrec_kind_names[] = {
+	[TG_JREC_CREATED] = "created", [TG_JREC_BORN] = "born",
+	[TG_JREC_CONTENT] = "content", [TG_JREC_META] = "meta",
+	[TG_JREC_STASHED] = "stashed", [TG_JREC_RMDIR] = "rmdir",
+	[TG_JREC_RENAMED] = "renamed", [TG_JREC_SAVED] = "saved",
+};
+_Static_assert(TG_ARRAY_SIZE(jrec_kind_names) == TG_JREC_KIND_COUNT, "a name for every record kind");
+
 const char *tg_jrec_kind_name(enum tg_jrec_kind k)
 {
-	static const char *const names[] = {
-		[TG_JREC_CREATED] = "created", [TG_JREC_BORN] = "born",
-		[TG_JREC_CONTENT] = "content", [TG_JREC_META] = "meta",
-		[TG_JREC_STASHED] = "stashed", [TG_JREC_RMDIR] = "rmdir",
-		[TG_JREC_RENAMED] = "renamed", [TG_JREC_SAVED] = "saved",
-	};
-	return (unsigned)k < TG_ARRAY_SIZE(names) && names[k] ? names[k] : "unknown";
+	return (unsigned)k < TG_JREC_KIND_COUNT && jrec_kind_names[k] ? jrec_kind_names[k] : "unknown";
 }
 
 void tg_jmeta_from_stat(struct tg_jmeta *m, const struct stat *st)
@@ -953,7 +955,6 @@ static void put_kn(struct wbuf *b, const char *k, uint64_t v)
 
 int tg_journal_write_info(struct tg_journal *j)
 {
-	static const char *const ck[5] = { "created", "modified", "deleted", "renamed", "metadata" };
 	struct wbuf b = { 0 };
 	const struct tg_txinfo *i = &j->info;
 	put_kn(&b, "version", TG_JOURNAL_INFO_VERSION);
@@ -965,8 +966,8 @@ int tg_journal_write_info(struct tg_journal *j)
 		put_kv(&b, "tx", i->tx);
 	put_kn(&b, "started_ns", i->started_ns);
 	put_kn(&b, "ended_ns", i->ended_ns);
-	for (int k = 0; k < 5; k++)
-		put_kn(&b, ck[k], i->counts[k]);
+	for (int k = 0; k < TG_CHANGE_KIND_COUNT; k++)
+		put_kn(&b, tg_change_kind_name((enum tg_change_kind)k), i->counts[k]);
 	put_kn(&b, "bytes_saved", i->bytes_saved);
 	put_kn(&b, "journal_bytes", i->journal_bytes);
 	if (b.err)
@@ -1033,7 +1034,7 @@ int tg_journal_remove_dir(const char *state_dir, const char *id)
 
 /* ---- commit ---- */
 
-int tg_journal_commit(struct tg_journal *j, const size_t counts[5])
+int tg_journal_commit(struct tg_journal *j, const size_t counts[TG_CHANGE_KIND_COUNT])
 {
 	/* post and the tar's end need room; the history must not count it. */
 	tg_journal_drop_reserve(j);
@@ -1046,7 +1047,7 @@ int tg_journal_commit(struct tg_journal *j, const size_t counts[5])
 		e = tg_jtar_finish(j->tar);
 	if (e < 0)
 		return e;
-	for (int k = 0; k < 5; k++)
+	for (int k = 0; k < TG_CHANGE_KIND_COUNT; k++)
 		j->info.counts[k] = counts[k];
 	j->du_valid = false;
 	j->info.journal_bytes = tg_journal_disk_bytes(j);

@@ -27,6 +27,8 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "changes.h"
+
 enum tg_jrec_kind {
 	TG_JREC_CREATED = 1,  /* path did not exist: undo removes it */
 	TG_JREC_BORN,         /* identity (dev, ino) of what record `ref` created */
@@ -37,6 +39,8 @@ enum tg_jrec_kind {
 	TG_JREC_RENAMED,      /* path moved to path2 (flags: RENAME_EXCHANGE) */
 	TG_JREC_SAVED,        /* path removed, no hard link possible: the object is in
 	                       * the tar (files) or the record (symlink target, fifo) */
+	TG_JREC_KIND_COUNT    /* one past the last kind: the bound of tables by kind
+	                       * (0 is no kind). docs/journal.md: adding a kind. */
 };
 
 #define TG_JREC_F_IMPLICIT 0x1u  /* META of a parent dir: not a change to report */
@@ -121,7 +125,7 @@ struct tg_txinfo {
 	char *command;
 	enum tg_jstate state;
 	uint64_t started_ns, ended_ns;  /* wall clock */
-	size_t counts[5];            /* per tg_change_kind: created, modified, deleted, renamed, metadata */
+	size_t counts[TG_CHANGE_KIND_COUNT]; /* per tg_change_kind (changes.h) */
 	uint64_t bytes_saved;        /* pre-image bytes (uncompressed) */
 	uint64_t journal_bytes;      /* on-disk size of the transaction dir */
 	char *tx;                    /* multi-command transaction it joined (--tx), or NULL */
@@ -208,9 +212,9 @@ int tg_journal_rollback(struct tg_journal *j, void (*progress)(void *ud, size_t 
  * caller (history) knows which runs those are; the journal does not. */
 int tg_journal_rollback_after(struct tg_journal *j, const char *const *newer,
                               void (*progress)(void *ud, size_t done, size_t total), void *ud);
-/* Write the post-state, finish the tar, mark committed. counts[5] per
- * tg_change_kind (txn.h) for the history listing. */
-int tg_journal_commit(struct tg_journal *j, const size_t counts[5]);
+/* Write the post-state, finish the tar, mark committed. counts per
+ * tg_change_kind (changes.h) for the history listing. */
+int tg_journal_commit(struct tg_journal *j, const size_t counts[TG_CHANGE_KIND_COUNT]);
 /* Mark the state (rewrites the info file). */
 int tg_journal_set_state(struct tg_journal *j, enum tg_jstate state);
 enum tg_jstate tg_journal_state(const struct tg_journal *j);
@@ -274,6 +278,3 @@ int tg_journal_preview(const char *state_dir, const char *id,
  * remove although they changed after the journal's last write (plus a
  * margin): edits made after the crash. Each path once. */
 int tg_journal_edited_after(const char *state_dir, const char *id, int (*cb)(void *ud, const char *path), void *ud);
-
-/* What a run changed, from these records (changes.c). */
-#include "changes.h"

@@ -81,7 +81,6 @@ void tg_txinfo_clear(struct tg_txinfo *i)
 
 static int info_set(struct tg_txinfo *o, const char *k, size_t kl, const char *v, size_t vl)
 {
-	static const char *const ck[5] = { "created", "modified", "deleted", "renamed", "metadata" };
 	char **s = NULL;
 	uint64_t *num = NULL;
 	if (kl == 2 && !memcmp(k, "id", 2))
@@ -118,9 +117,11 @@ static int info_set(struct tg_txinfo *o, const char *k, size_t kl, const char *v
 		return strtoull(val, NULL, 10) == TG_JOURNAL_INFO_VERSION ? 0 : -EPROTO;
 	if (num)
 		*num = strtoull(val, NULL, 10);
-	for (int c = 0; c < 5; c++)
-		if (strlen(ck[c]) == kl && !memcmp(k, ck[c], kl))
+	for (int c = 0; c < TG_CHANGE_KIND_COUNT; c++) {
+		const char *name = tg_change_kind_name((enum tg_change_kind)c);
+		if (strlen(name) == kl && !memcmp(k, name, kl))
 			o->counts[c] = (size_t)strtoull(val, NULL, 10);
+	}
 	return 0;
 }
 

@@ -868,19 +868,29 @@ static int undo_renamed(struct undo *u, const struct tg_jrec *r)
 	return renameat2(pb, lb, pa, la, flags) < 0 ? -errno : 0;
 }
 
+static int undo_meta(struct undo *u, const struct tg_jrec *r)
+{
+	return apply_meta(u, r->path, &r->meta, r->aux, r->aux_len, r->flags & TG_JREC_F_XALL);
+}
+
+/* The restore step of each record kind; NULL: nothing to undo (BORN only
+ * tells what a CREATED made). */
+static int (*const undo_by_kind[])(struct undo *u, const struct tg_jrec *r) = {
+	[TG_JREC_CREATED] = undo_created,
+	[TG_JREC_BORN] = NULL,
+	[TG_JREC_CONTENT] = undo_content,
+	[TG_JREC_META] = undo_meta,
+	[TG_JREC_STASHED] = undo_stashed,
+	[TG_JREC_RMDIR] = undo_rmdir,
+	[TG_JREC_RENAMED] = undo_renamed,
+	[TG_JREC_SAVED] = undo_saved,
+};
+_Static_assert(TG_ARRAY_SIZE(undo_by_kind) == TG_JREC_KIND_COUNT, "an undo step for every record kind");
+
 static int undo_one(struct undo *u, const struct tg_jrec *r)
 {
-	switch (r->kind) {
-	case TG_JREC_CREATED: return undo_created(u, r);
-	case TG_JREC_CONTENT: return undo_content(u, r);
-	case TG_JREC_META: return apply_meta(u, r->path, &r->meta, r->aux, r->aux_len, r->flags & TG_JREC_F_XALL);
-	case TG_JREC_STASHED: return undo_stashed(u, r);
-	case TG_JREC_RMDIR: return undo_rmdir(u, r);
-	case TG_JREC_SAVED: return undo_saved(u, r);
-	case TG_JREC_RENAMED: return undo_renamed(u, r);
-	case TG_JREC_BORN: return 0;
-	}
-	return 0;
+	bool known = (unsigned)r->kind < TG_JREC_KIND_COUNT; /* the decoder saw to it */
+	return known && undo_by_kind[r->kind] ? undo_by_kind[r->kind](u, r) : 0;
 }
 
 /* The deferred list of directory times, built the same way whether the step

@@ -186,7 +186,7 @@ struct tg_txn {
 	bool finished;
 	bool counts_valid;       /* counts of the last tg_txn_changes after the end */
 	uint64_t counts_seq;     /* ... at this last journal record */
-	size_t counts[5];
+	size_t counts[TG_CHANGE_KIND_COUNT];
 	pid_t owner;             /* the process that opened it (not a forked child) */
 	int recovered;           /* interrupted transactions tg_txn_open restored */
 	bool join;               /* a member of a multi-command transaction */
@@ -1167,14 +1167,6 @@ void tg_txn_collect(struct tg_txn *t)
 		t->trash = false;
 }
 
-static bool no_change(const size_t counts[5])
-{
-	for (int k = 0; k < 5; k++)
-		if (counts[k])
-			return false;
-	return true;
-}
-
 void tg_txn_end(struct tg_txn *t)
 {
 	t->ending = true; /* an empty name is now a failed call */
@@ -1199,7 +1191,7 @@ int tg_txn_commit(struct tg_txn *t)
 	/* Records, but no change (a temporary file made and removed): no
 	 * history entry either. A member of a multi-command transaction is
 	 * kept, its transaction names it. */
-	if (!t->join && no_change(t->counts)) {
+	if (!t->join && tg_changes_none(t->counts)) {
 		int d = tg_journal_remove_dir(t->state_dir, tg_journal_id(t->j));
 		t->finished = d == 0;
 		return d;
