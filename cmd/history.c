@@ -11,7 +11,7 @@
 
 #include "cli.h"
 #include "history/history.h"
-#include "history/history_int.h"
+#include "base/set.h"
 #include "base/path.h"
 #include "base/json.h"
 
@@ -553,7 +553,7 @@ static int diff_record(void *ud, const struct tg_jrec *r)
 	if (want && strcmp(r->path, want) != 0 &&
 	    !(r->kind == TG_JREC_RENAMED && strcmp(r->path2, want) == 0))
 		return 0;
-	int rc = tg_strset_add(&d->seen, r->path, 0);
+	int rc = tg_strset_add(&d->seen, r->path);
 	if (rc <= 0)
 		return rc; /* first record of a path only: it holds the pre-image */
 	d->shown++;

@@ -9,77 +9,6 @@
 #include "history.h"
 #include "history_int.h"
 
-/* ---- a small string set (FNV-1a, linear probing) ---- */
-
-static size_t str_hash(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return (size_t)h;
-}
-
-static int strset_grow(struct tg_strset *s)
-{
-	size_t cap = s->cap ? s->cap * 2 : 64;
-	char **slot = calloc(cap, sizeof(*slot));
-	size_t *val = calloc(cap, sizeof(*val));
-	if (!slot || !val) {
-		free(slot);
-		free(val);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < s->cap; i++) {
-		if (!s->slot[i])
-			continue;
-		size_t j = str_hash(s->slot[i]) & (cap - 1);
-		while (slot[j])
-			j = (j + 1) & (cap - 1);
-		slot[j] = s->slot[i];
-		val[j] = s->val[i];
-	}
-	free(s->slot);
-	free(s->val);
-	s->slot = slot;
-	s->val = val;
-	s->cap = cap;
-	return 0;
-}
-
-int tg_strset_add(struct tg_strset *s, const char *k, size_t val)
-{
-	if ((s->n + 1) * 2 > s->cap && strset_grow(s) < 0)
-		return -ENOMEM;
-	size_t j = str_hash(k) & (s->cap - 1);
-	for (; s->slot[j]; j = (j + 1) & (s->cap - 1))
-		if (strcmp(s->slot[j], k) == 0)
-			return 0;
-	if (!(s->slot[j] = tg_strdup(k)))
-		return -ENOMEM;
-	s->val[j] = val;
-	s->n++;
-	return 1;
-}
-
-size_t tg_strset_get(const struct tg_strset *s, const char *k)
-{
-	if (!s->cap)
-		return SIZE_MAX;
-	for (size_t j = str_hash(k) & (s->cap - 1); s->slot[j]; j = (j + 1) & (s->cap - 1))
-		if (strcmp(s->slot[j], k) == 0)
-			return s->val[j];
-	return SIZE_MAX;
-}
-
-void tg_strset_clear(struct tg_strset *s)
-{
-	for (size_t i = 0; i < s->cap; i++)
-		free(s->slot[i]);
-	free(s->slot);
-	free(s->val);
-	memset(s, 0, sizeof(*s));
-}
-
 /* ---- the list ---- */
 
 int tg_history_state_root(const char *workspace, const char *state_dir, char **out)
@@ -257,7 +186,7 @@ int tg_history_post_kinds(const char *sd, const char *id, struct tg_strset *abse
 		struct tg_strset *into = gone ? absent : dir ? dirs : NULL;
 		if (into) {
 			_cleanup_free_ char *rel = unescape(l, (size_t)(tab - l));
-			if (!rel || tg_strset_add(into, rel, 0) < 0)
+			if (!rel || tg_strset_add(into, rel) < 0)
 				return -ENOMEM;
 		}
 		l = nl + 1;
@@ -276,8 +205,8 @@ struct probe_post {
 static int exists_at_commit(void *ud, const char *rel, bool *is_dir)
 {
 	struct probe_post *p = ud;
-	*is_dir = tg_strset_get(&p->dirs, rel) != SIZE_MAX;
-	return tg_strset_get(&p->absent, rel) == SIZE_MAX;
+	*is_dir = tg_strset_has(&p->dirs, rel);
+	return !tg_strset_has(&p->absent, rel);
 }
 
 static int created_subtree_at_commit(void *ud, const char *rel, struct tg_changes *out)
@@ -354,14 +283,14 @@ struct check_ctx {
  * a directory changed everything below it). */
 bool tg_history_path_in(const struct tg_strset *s, const char *rel)
 {
-	if (tg_strset_get(s, rel) != SIZE_MAX)
+	if (tg_strset_has(s, rel))
 		return true;
 	_cleanup_free_ char *p = tg_strdup(rel);
 	if (!p)
 		return false;
 	for (char *slash = strrchr(p, '/'); slash; slash = strrchr(p, '/')) {
 		*slash = '\0';
-		if (tg_strset_get(s, p) != SIZE_MAX)
+		if (tg_strset_has(s, p))
 			return true;
 	}
 	return false;
@@ -370,13 +299,13 @@ bool tg_history_path_in(const struct tg_strset *s, const char *rel)
 static int check_path(void *ud, const char *rel, bool changed)
 {
 	struct check_ctx *c = ud;
-	if (tg_strset_add(&c->mine, rel, 0) < 0)
+	if (tg_strset_add(&c->mine, rel) < 0)
 		return -ENOMEM;
 	/* A newer run of the set changed it: it is checked again, against this
 	 * run's post-state, after that run is undone (tg_run_undo). */
 	if (!changed)
 		return 0;
-	if (tg_strset_add(&c->changed, rel, 0) < 0)
+	if (tg_strset_add(&c->changed, rel) < 0)
 		return -ENOMEM;
 	if (!c->all) {
 		struct stat st;
@@ -388,28 +317,19 @@ static int check_path(void *ud, const char *rel, bool changed)
 	return tg_history_add_conflict(c->r, c->id, rel);
 }
 
-static void inode_key(char buf[static 48], uint64_t dev, uint64_t ino)
-{
-	snprintf(buf, 48, "%llx:%llx", (unsigned long long)dev, (unsigned long long)ino);
-}
-
 int tg_touched_add(struct tg_touched *t, const char *rel)
 {
-	if (tg_strset_add(&t->paths, rel, 0) < 0)
+	if (tg_strset_add(&t->paths, rel) < 0)
 		return -ENOMEM;
 	struct stat st;
 	if (fstatat(t->wsfd, rel, &st, AT_SYMLINK_NOFOLLOW) < 0 || S_ISDIR(st.st_mode))
 		return 0;
-	char key[48];
-	inode_key(key, st.st_dev, st.st_ino);
-	return tg_strset_add(&t->inodes, key, 0) < 0 ? -ENOMEM : 0;
+	return tg_idset_add(&t->inodes, st.st_dev, st.st_ino) < 0 ? -ENOMEM : 0;
 }
 
 static bool inode_in(const struct tg_touched *t, uint64_t dev, uint64_t ino)
 {
-	char key[48];
-	inode_key(key, dev, ino);
-	return ino && tg_strset_get(&t->inodes, key) != SIZE_MAX;
+	return tg_idset_has(&t->inodes, dev, ino);
 }
 
 bool tg_touched_covers(const struct tg_touched *t, const char *rel, uint64_t dev, uint64_t ino)
@@ -419,7 +339,7 @@ bool tg_touched_covers(const struct tg_touched *t, const char *rel, uint64_t dev
 
 bool tg_touched_exactly(const struct tg_touched *t, const char *rel, uint64_t dev, uint64_t ino)
 {
-	return tg_strset_get(&t->paths, rel) != SIZE_MAX || inode_in(t, dev, ino);
+	return tg_strset_has(&t->paths, rel) || inode_in(t, dev, ino);
 }
 
 static int collect_path(void *ud, const char *rel, bool changed)
@@ -433,7 +353,7 @@ static int collect_created(void *ud, const struct tg_jrec *r)
 	struct tg_touched *t = ud;
 	if (r->kind != TG_JREC_CREATED)
 		return 0;
-	return tg_strset_add(&t->created, r->path, 0) < 0 ? -ENOMEM : 0;
+	return tg_strset_add(&t->created, r->path) < 0 ? -ENOMEM : 0;
 }
 
 int tg_touched_add_run(struct tg_touched *t, const char *sd, const char *id)
@@ -445,7 +365,7 @@ int tg_touched_add_run(struct tg_touched *t, const char *sd, const char *id)
 void tg_touched_clear(struct tg_touched *t)
 {
 	tg_strset_clear(&t->paths);
-	tg_strset_clear(&t->inodes);
+	tg_idset_clear(&t->inodes);
 	tg_strset_clear(&t->created);
 	if (t->wsfd >= 0)
 		close(t->wsfd);

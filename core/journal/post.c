@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "base/fs.h"
+#include "base/set.h"
 #include "journal_int.h"
 #include "tar.h"
 #include "base/util.h"
@@ -195,38 +196,16 @@ int tg_journal_preimage(const char *state_dir, const char *id, const struct tg_j
 
 /* ---- post-state: one line per journaled path, written at commit ---- */
 
-struct pathset {
-	char **v;
-	size_t n, cap;
-};
-
 struct collect {
-	struct pathset s;
+	struct tg_strset s;
 	int wsfd;
 };
-
-static int pathset_add(struct pathset *s, char *p)
-{
-	if (!p)
-		return -ENOMEM;
-	if (s->n == s->cap) {
-		s->cap = s->cap ? s->cap * 2 : 256;
-		char **nv = realloc(s->v, s->cap * sizeof(*nv));
-		if (!nv) {
-			free(p);
-			return -ENOMEM;
-		}
-		s->v = nv;
-	}
-	s->v[s->n++] = p;
-	return 0;
-}
 
 /* Everything under a directory the run created: undo removes it all, so a
  * file edited in there by hand since must be noticed too. */
 static int add_subtree_path(void *ud, const char *path)
 {
-	return pathset_add(ud, tg_strdup(path));
+	return tg_strset_add(ud, path) < 0 ? -ENOMEM : 0;
 }
 
 static int collect_paths(void *ud, const struct tg_jrec *r)
@@ -236,7 +215,7 @@ static int collect_paths(void *ud, const struct tg_jrec *r)
 		return 0;
 	for (int k = 0; k < 2; k++) {
 		const char *p = k ? r->path2 : r->path;
-		int e = p ? pathset_add(&c->s, tg_strdup(p)) : 0;
+		int e = p && tg_strset_add(&c->s, p) < 0 ? -ENOMEM : 0;
 		if (e < 0)
 			return e;
 	}
@@ -250,7 +229,7 @@ static int collect_paths(void *ud, const struct tg_jrec *r)
 
 static int cmp_str(const void *a, const void *b)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
 /* What identifies a path's state for "changed outside since?": presence,
@@ -282,9 +261,12 @@ int tg_journal_write_post(struct tg_journal *j)
 {
 	struct collect c = { .wsfd = j->wsfd };
 	int e = tg_journal_foreach(j, collect_paths, &c);
-	struct pathset s = c.s;
-	if (!e && s.n)
-		qsort(s.v, s.n, sizeof(*s.v), cmp_str);
+	size_t n = c.s.n;
+	_cleanup_free_ const char **v = e ? NULL : tg_strset_keys(&c.s);
+	if (!e && n && !v)
+		e = -ENOMEM;
+	if (!e && n)
+		qsort(v, n, sizeof(*v), cmp_str);
 	int fd = e ? -1 : openat(j->dirfd, "post", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (!e && fd < 0)
 		e = -errno;
@@ -292,10 +274,8 @@ int tg_journal_write_post(struct tg_journal *j)
 	struct tg_fs_dircache dc = { 0 };
 	char buf[1 << 16];
 	size_t used = 0;
-	for (size_t i = 0; !e && i < s.n; i++) {
-		if (i && !strcmp(s.v[i], s.v[i - 1]))
-			continue;
-		_cleanup_free_ char *line = state_line(j->wsfd, &dc, s.v[i]);
+	for (size_t i = 0; !e && i < n; i++) {
+		_cleanup_free_ char *line = state_line(j->wsfd, &dc, v[i]);
 		if (!line) {
 			e = -ENOMEM;
 			break;
@@ -319,9 +299,7 @@ int tg_journal_write_post(struct tg_journal *j)
 		e = -errno;
 	if (fd >= 0)
 		close(fd);
-	for (size_t i = 0; i < s.n; i++)
-		free(s.v[i]);
-	free(s.v);
+	tg_strset_clear(&c.s);
 	return e;
 }
 
