@@ -1007,7 +1007,8 @@ int tg_jstate_parse(const char *s, size_t len)
 	return -EBADMSG;
 }
 
-bool tg_jstate_is_final(enum tg_jstate s)
+/* Ended: the run's end time is set when it enters this state. */
+static bool jstate_is_final(enum tg_jstate s)
 {
 	return s != TG_JSTATE_OPEN && s != TG_JSTATE_ROLLING_BACK;
 }
@@ -1015,7 +1016,7 @@ bool tg_jstate_is_final(enum tg_jstate s)
 int tg_journal_set_state(struct tg_journal *j, enum tg_jstate state)
 {
 	j->info.state = state;
-	if (tg_jstate_is_final(state))
+	if (jstate_is_final(state))
 		j->info.ended_ns = tg_wall_ns();
 	return tg_journal_write_info(j);
 }

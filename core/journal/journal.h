@@ -110,8 +110,6 @@ enum tg_jstate {
 	TG_JSTATE_COUNT
 };
 const char *tg_jstate_name(enum tg_jstate s);
-/* Ended: the run's end time is set when it enters this state. */
-bool tg_jstate_is_final(enum tg_jstate s);
 
 /* The info file's format: `version=` is written first and checked on
  * read; a file of another version is refused (-EPROTO), never guessed at.
