@@ -11,7 +11,7 @@
 
 #include "cli.h"
 #include "history/history.h"
-#include "history/history_int.h"
+#include "base/set.h"
 #include "base/path.h"
 #include "base/json.h"
 
@@ -23,7 +23,6 @@ struct hctx {
 	const char *state_dir;       /* as given (NULL = default) */
 };
 
-static const char *const kind_short[] = { "created", "modified", "deleted", "renamed", "metadata" };
 
 static void fmt_time(char buf[static 32], uint64_t ns)
 {
@@ -50,20 +49,20 @@ static void fmt_size(char buf[static 16], uint64_t b)
 
 static const char *outcome_of(const struct tg_txinfo *i)
 {
-	return tg_hist_is_undone(i) ? "undone" : "committed";
+	return tg_jstate_name(i->state); /* committed or undone: in history */
 }
 
-static int load_or_fail(struct hctx *c, struct tg_hist *h)
+static int load_or_fail(struct hctx *c, struct tg_history *h)
 {
-	int rc = tg_hist_load(c->workspace, c->state_dir, h);
+	int rc = tg_history_load(c->workspace, c->state_dir, h);
 	if (rc < 0)
 		return tg_fail("cannot read the history of %s: %s", c->workspace, strerror(-rc));
 	return 0;
 }
 
-static int find_or_fail(const struct tg_hist *h, const char *id, size_t *idx)
+static int find_or_fail(const struct tg_history *h, const char *id, size_t *idx)
 {
-	int rc = tg_hist_find(h, id, idx);
+	int rc = tg_history_find(h, id, idx);
 	if (rc == -EEXIST) {
 		tg_warn("'%s' matches several runs: give more of the id ('txguard log' lists them)", id);
 		return 1;
@@ -89,15 +88,15 @@ static void json_entry(struct tg_json *j, const struct tg_txinfo *i, const char 
 	tg_json_kv_str(j, "outcome", outcome_of(i));
 	tg_json_key(j, "counts");
 	tg_json_begin_object(j);
-	for (size_t k = 0; k < 5; k++)
-		tg_json_kv_uint(j, kind_short[k], i->counts[k]);
+	for (int k = 0; k < TG_CHANGE_KIND_COUNT; k++)
+		tg_json_kv_uint(j, tg_change_kind_name((enum tg_change_kind)k), i->counts[k]);
 	tg_json_end_object(j);
 	tg_json_kv_uint(j, "bytes_saved", i->bytes_saved);
 	tg_json_kv_uint(j, "journal_bytes", i->journal_bytes);
 	tg_json_kv_str(j, "tx", tx);
 }
 
-static int log_json(const struct tg_hist *h)
+static int log_json(const struct tg_history *h)
 {
 	struct tg_json *j = tg_json_new_file(stdout);
 	if (!j)
@@ -116,7 +115,7 @@ static int log_json(const struct tg_hist *h)
 
 static int cmd_log(struct hctx *c)
 {
-	struct tg_hist h = { 0 };
+	struct tg_history h = { 0 };
 	if (load_or_fail(c, &h))
 		return 125;
 	int rc = 0;
@@ -140,7 +139,7 @@ static int cmd_log(struct hctx *c)
 			putchar('\n');
 		}
 	}
-	tg_hist_clear(&h);
+	tg_history_clear(&h);
 	return rc;
 }
 
@@ -155,9 +154,9 @@ static void show_text(const struct tg_txinfo *e, const char *tx, const struct tg
 	for (size_t i = 0; i < ch->n; i++) {
 		const struct tg_change *x = &ch->v[i];
 		if (x->kind == TG_CHANGE_RENAMED)
-			printf("  %-9s %s -> %s\n", kind_short[x->kind], x->from, x->path);
+			printf("  %-9s %s -> %s\n", tg_change_kind_name(x->kind), x->from, x->path);
 		else
-			printf("  %-9s %s\n", kind_short[x->kind], x->path);
+			printf("  %-9s %s\n", tg_change_kind_name(x->kind), x->path);
 	}
 	printf("%zu path(s): %zu created, %zu modified, %zu deleted, %zu renamed, %zu metadata\n",
 	       ch->n, ch->count[0], ch->count[1], ch->count[2], ch->count[3], ch->count[4]);
@@ -174,7 +173,7 @@ static int show_json(const struct tg_txinfo *e, const char *tx, const struct tg_
 	tg_json_begin_array(j);
 	for (size_t i = 0; i < ch->n; i++) {
 		tg_json_begin_object(j);
-		tg_json_kv_str(j, "kind", kind_short[ch->v[i].kind]);
+		tg_json_kv_str(j, "kind", tg_change_kind_name(ch->v[i].kind));
 		tg_json_kv_str(j, "path", ch->v[i].path);
 		if (ch->v[i].from)
 			tg_json_kv_str(j, "from", ch->v[i].from);
@@ -189,20 +188,20 @@ static int show_json(const struct tg_txinfo *e, const char *tx, const struct tg_
 
 static int cmd_show(struct hctx *c)
 {
-	struct tg_hist h = { 0 };
+	struct tg_history h = { 0 };
 	if (load_or_fail(c, &h))
 		return 125;
 	size_t at = 0;
 	int rc = find_or_fail(&h, c->o->id, &at);
 	struct tg_changes ch = { 0 };
-	if (rc == 0 && (rc = tg_hist_changes(h.state_dir, h.v[at].id, &ch)) < 0)
+	if (rc == 0 && (rc = tg_run_changes(h.state_dir, h.v[at].id, &ch)) < 0)
 		rc = tg_fail("cannot read run %s: %s", h.v[at].id, strerror(-rc));
 	if (rc == 0 && c->o->json)
 		rc = show_json(&h.v[at], h.tx[at], &ch);
 	else if (rc == 0)
 		show_text(&h.v[at], h.tx[at], &ch);
 	tg_changes_clear(&ch);
-	tg_hist_clear(&h);
+	tg_history_clear(&h);
 	return rc;
 }
 
@@ -289,7 +288,7 @@ static int cmd_undo(struct hctx *c)
 	if (c->o->dry_run)
 		return tg_cmd_undo_preview(c->o, c->workspace, c->state_dir);
 	struct tg_undo_result r = { 0 };
-	int rc = tg_hist_undo(c->workspace, c->state_dir, c->o->id, c->o->force, &r);
+	int rc = tg_history_undo(c->workspace, c->state_dir, c->o->id, c->o->force, &r);
 	rc = undo_report(c, "undo", rc, &r);
 	tg_undo_result_clear(&r);
 	return rc;
@@ -499,7 +498,7 @@ static int preimage_file(struct diff_ctx *d, const struct tg_jrec *r, char **pat
 	_cleanup_close_ int fd = mkstemp(tmpl);
 	if (fd < 0)
 		return -errno;
-	int rc = tg_history_preimage(d->sd, d->id, r, fd);
+	int rc = tg_journal_preimage(d->sd, d->id, r, fd);
 	if (rc < 0) {
 		unlink(tmpl);
 		return rc;
@@ -554,7 +553,7 @@ static int diff_record(void *ud, const struct tg_jrec *r)
 	if (want && strcmp(r->path, want) != 0 &&
 	    !(r->kind == TG_JREC_RENAMED && strcmp(r->path2, want) == 0))
 		return 0;
-	int rc = tg_strset_add(&d->seen, r->path, 0);
+	int rc = tg_strset_add(&d->seen, r->path);
 	if (rc <= 0)
 		return rc; /* first record of a path only: it holds the pre-image */
 	d->shown++;
@@ -563,14 +562,14 @@ static int diff_record(void *ud, const struct tg_jrec *r)
 
 static int cmd_diff(struct hctx *c)
 {
-	struct tg_hist h = { 0 };
+	struct tg_history h = { 0 };
 	if (load_or_fail(c, &h))
 		return 125;
 	size_t at = 0;
 	int rc = find_or_fail(&h, c->o->id, &at);
 	if (rc == 0) {
 		struct diff_ctx d = { .c = c, .sd = h.state_dir, .id = h.v[at].id };
-		rc = tg_history_records(h.state_dir, h.v[at].id, diff_record, &d);
+		rc = tg_run_records(h.state_dir, h.v[at].id, diff_record, &d);
 		tg_strset_clear(&d.seen);
 		if (rc < 0)
 			rc = tg_fail("diff of run %s: %s", h.v[at].id, strerror(-rc));
@@ -579,7 +578,7 @@ static int cmd_diff(struct hctx *c)
 			rc = 1;
 		}
 	}
-	tg_hist_clear(&h);
+	tg_history_clear(&h);
 	return rc;
 }
 

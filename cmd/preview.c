@@ -69,7 +69,7 @@ static int preview_one(struct pv *p, const char *sd, const char *id, bool interr
 	}
 	if (rc == 0)
 		rc = interrupted ? tg_journal_edited_after(sd, id, print_conflict, p)
-		                 : tg_history_check(sd, id, print_changed, p);
+		                 : tg_run_check(sd, id, print_changed, p);
 	if (p->j) {
 		tg_json_end_array(p->j);
 		tg_json_end_object(p->j);
@@ -104,52 +104,44 @@ static void end(struct pv *p)
 	p->j = NULL;
 }
 
-/* The runs a real undo of id would undo: tg_hist_undo's choice. */
-static bool changed_nothing(const struct tg_txinfo *i)
-{
-	for (size_t k = 0; k < 5; k++)
-		if (i->counts[k])
-			return false;
-	return true;
-}
-
+/* The runs a real undo of id would undo: tg_history_undo's choice. */
 int tg_cmd_undo_preview(struct tg_opts *o, const char *workspace, const char *state_dir)
 {
-	struct tg_hist h = { 0 };
-	int rc = tg_hist_load(workspace, state_dir, &h);
+	struct tg_history h = { 0 };
+	int rc = tg_history_load(workspace, state_dir, &h);
 	if (rc < 0)
 		return tg_fail("cannot read the history of %s: %s", workspace, strerror(-rc));
 	size_t at = 0;
 	if (!o->id) {
-		while (at < h.n && (tg_hist_is_undone(&h.v[at]) || changed_nothing(&h.v[at])))
+		while (at < h.n && (tg_run_is_undone(&h.v[at]) || tg_changes_none(h.v[at].counts)))
 			at++;
 		rc = at < h.n ? 0 : -ENOENT;
 	} else {
-		rc = tg_hist_find(&h, o->id, &at);
-		if (rc == 0 && tg_hist_is_undone(&h.v[at]))
+		rc = tg_history_find(&h, o->id, &at);
+		if (rc == 0 && tg_run_is_undone(&h.v[at]))
 			rc = -EALREADY;
 	}
 	if (rc < 0) {
-		tg_hist_clear(&h);
+		tg_history_clear(&h);
 		tg_warn("undo --dry-run: %s", rc == -EALREADY ? "that run is already undone" : "nothing to undo");
 		return 1;
 	}
 	struct pv p = { 0 };
 	rc = begin(&p, o->json, "undo");
 	for (size_t i = 0; rc == 0 && i <= at; i++)
-		if (!tg_hist_is_undone(&h.v[i]))
+		if (!tg_run_is_undone(&h.v[i]))
 			rc = preview_one(&p, h.state_dir, h.v[i].id, false);
 	end(&p);
 	if (rc == 0 && !o->json)
 		printf("%zu step(s); %zu path(s) changed outside txguard since%s\n", p.steps, p.conflicts,
 		       p.conflicts ? ": undo refuses them without --force" : "");
-	tg_hist_clear(&h);
+	tg_history_clear(&h);
 	return rc < 0 ? tg_fail("undo --dry-run: %s", strerror(-rc)) : 0;
 }
 
 static bool interrupted(const struct tg_txinfo *i)
 {
-	return !strcmp(i->state, "open") || !strcmp(i->state, "rolling-back");
+	return i->state == TG_JSTATE_OPEN || i->state == TG_JSTATE_ROLLING_BACK;
 }
 
 static int recover_preview(struct tg_opts *o, const char *sd)
@@ -157,7 +149,7 @@ static int recover_preview(struct tg_opts *o, const char *sd)
 	struct tg_txinfo *v = NULL;
 	size_t n = 0;
 	struct stat st;
-	int rc = stat(sd, &st) < 0 ? 0 : tg_history_list(sd, &v, &n);
+	int rc = stat(sd, &st) < 0 ? 0 : tg_run_list(sd, &v, &n);
 	struct pv p = { 0 };
 	if (rc == 0)
 		rc = begin(&p, o->json, "recover");
@@ -201,7 +193,7 @@ int tg_cmd_recover(struct tg_opts *o)
 		tg_warn("recover refused: restoring would overwrite paths changed after the crash; nothing was changed:");
 		struct tg_txinfo *v = NULL;
 		size_t nv = 0;
-		if (tg_history_list(sd, &v, &nv) == 0)
+		if (tg_run_list(sd, &v, &nv) == 0)
 			for (size_t i = 0; i < nv; i++)
 				if (interrupted(&v[i]))
 					(void)tg_journal_edited_after(sd, v[i].id, name_edits, NULL);

@@ -75,13 +75,13 @@ static int load_runs(struct status *s)
 {
 	struct tg_txinfo *v = NULL;
 	size_t n = 0;
-	int rc = tg_history_list(s->state_dir, &v, &n);
+	int rc = tg_run_list(s->state_dir, &v, &n);
 	if (rc == -ENOENT)
 		return 0;
 	if (rc < 0)
 		return rc;
 	for (size_t i = 0; i < n; i++) {
-		if (strcmp(v[i].state, "open") != 0 && strcmp(v[i].state, "rolling-back") != 0)
+		if (v[i].state != TG_JSTATE_OPEN && v[i].state != TG_JSTATE_ROLLING_BACK)
 			continue;
 		struct tg_txinfo *r = realloc(s->runs, (s->nruns + 1) * sizeof(*r));
 		if (!r) {

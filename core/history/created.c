@@ -94,7 +94,7 @@ static int visit(struct walker *w, int dfd, const char *rel, const char *name)
 	 * undo; what it touched is checked against its post-state, but what
 	 * lies below a touched directory is still looked at: writing a file
 	 * in a directory touches that directory too. */
-	if (w->skip && tg_strset_get(&w->skip->created, path) != SIZE_MAX)
+	if (w->skip && tg_strset_has(&w->skip->created, path))
 		return 0;
 	bool theirs = w->skip && tg_touched_exactly(w->skip, path,
 	                                              makedev(stx.stx_dev_major, stx.stx_dev_minor),
@@ -145,7 +145,7 @@ static int conflict_if_after(void *ud, const char *path, bool after)
 {
 	struct conflict_ctx *c = ud;
 	/* a path the run recorded was checked against its post-state */
-	if (!after || tg_strset_get(c->own, path) != SIZE_MAX)
+	if (!after || tg_strset_has(c->own, path))
 		return 0;
 	return tg_history_add_conflict(c->r, c->id, path);
 }
@@ -160,13 +160,13 @@ int tg_history_check_created(const char *sd, const char *id, const struct tg_tou
                              struct tg_undo_result *r)
 {
 	struct tg_txinfo info = { 0 };
-	int rc = tg_history_info(sd, id, &info);
+	int rc = tg_journal_read_info(sd, id, &info);
 	if (rc < 0)
 		return rc;
 	char **made = NULL;
 	struct tg_strset dirs = { 0 };
 	if (info.ended_ns)
-		rc = tg_history_records(sd, id, collect_created, &made);
+		rc = tg_run_records(sd, id, collect_created, &made);
 	if (rc == 0)
 		rc = tg_history_post_kinds(sd, id, NULL, &dirs);
 	struct conflict_ctx c = { .id = id, .own = own, .r = r };
@@ -174,7 +174,7 @@ int tg_history_check_created(const char *sd, const char *id, const struct tg_tou
 	/* Only a directory the run left, still there: whatever else is at that
 	 * path now was put there later, and is checked as such. */
 	for (size_t i = 0; rc == 0 && made && made[i]; i++)
-		if (tg_strset_get(&dirs, made[i]) != SIZE_MAX && tg_strset_get(changed, made[i]) == SIZE_MAX)
+		if (tg_strset_has(&dirs, made[i]) && !tg_strset_has(changed, made[i]))
 			rc = walk_below(info.workspace, made[i], &w);
 	tg_strv_free(made);
 	tg_strset_clear(&dirs);

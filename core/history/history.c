@@ -1,6 +1,6 @@
-/* history.c — list, show and undo committed runs, on top of the journal's
- * history reader (journal.h). See history.h for the rules and
- * docs/history.md for the design. */
+/* history.c — a workspace's history: list, show and undo committed runs,
+ * on top of the runs of its state dir (runs.c). See history.h for the
+ * rules and docs/history.md for the design. */
 #include <fcntl.h>
 #include <stdint.h>
 #include <string.h>
@@ -8,77 +8,6 @@
 
 #include "history.h"
 #include "history_int.h"
-
-/* ---- a small string set (FNV-1a, linear probing) ---- */
-
-static size_t str_hash(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return (size_t)h;
-}
-
-static int strset_grow(struct tg_strset *s)
-{
-	size_t cap = s->cap ? s->cap * 2 : 64;
-	char **slot = calloc(cap, sizeof(*slot));
-	size_t *val = calloc(cap, sizeof(*val));
-	if (!slot || !val) {
-		free(slot);
-		free(val);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < s->cap; i++) {
-		if (!s->slot[i])
-			continue;
-		size_t j = str_hash(s->slot[i]) & (cap - 1);
-		while (slot[j])
-			j = (j + 1) & (cap - 1);
-		slot[j] = s->slot[i];
-		val[j] = s->val[i];
-	}
-	free(s->slot);
-	free(s->val);
-	s->slot = slot;
-	s->val = val;
-	s->cap = cap;
-	return 0;
-}
-
-int tg_strset_add(struct tg_strset *s, const char *k, size_t val)
-{
-	if ((s->n + 1) * 2 > s->cap && strset_grow(s) < 0)
-		return -ENOMEM;
-	size_t j = str_hash(k) & (s->cap - 1);
-	for (; s->slot[j]; j = (j + 1) & (s->cap - 1))
-		if (strcmp(s->slot[j], k) == 0)
-			return 0;
-	if (!(s->slot[j] = tg_strdup(k)))
-		return -ENOMEM;
-	s->val[j] = val;
-	s->n++;
-	return 1;
-}
-
-size_t tg_strset_get(const struct tg_strset *s, const char *k)
-{
-	if (!s->cap)
-		return SIZE_MAX;
-	for (size_t j = str_hash(k) & (s->cap - 1); s->slot[j]; j = (j + 1) & (s->cap - 1))
-		if (strcmp(s->slot[j], k) == 0)
-			return s->val[j];
-	return SIZE_MAX;
-}
-
-void tg_strset_clear(struct tg_strset *s)
-{
-	for (size_t i = 0; i < s->cap; i++)
-		free(s->slot[i]);
-	free(s->slot);
-	free(s->val);
-	memset(s, 0, sizeof(*s));
-}
 
 /* ---- the list ---- */
 
@@ -91,19 +20,19 @@ int tg_history_state_root(const char *workspace, const char *state_dir, char **o
 	return tg_journal_default_state_dir(workspace, out);
 }
 
-bool tg_hist_is_undone(const struct tg_txinfo *i)
+bool tg_run_is_undone(const struct tg_txinfo *i)
 {
-	return i->state && strcmp(i->state, "undone") == 0;
+	return i->state == TG_JSTATE_UNDONE;
 }
 
 static bool in_history(const struct tg_txinfo *i, const char *workspace)
 {
-	if (!i->state || (strcmp(i->state, "committed") != 0 && !tg_hist_is_undone(i)))
+	if (i->state != TG_JSTATE_COMMITTED && !tg_run_is_undone(i))
 		return false;
 	return !i->workspace || strcmp(i->workspace, workspace) == 0;
 }
 
-void tg_hist_clear(struct tg_hist *h)
+void tg_history_clear(struct tg_history *h)
 {
 	if (!h)
 		return;
@@ -116,7 +45,7 @@ void tg_hist_clear(struct tg_hist *h)
 }
 
 /* Keep only this workspace's committed/undone entries, in place. */
-static void keep_history(struct tg_hist *h, const char *workspace)
+static void keep_history(struct tg_history *h, const char *workspace)
 {
 	size_t k = 0;
 	for (size_t i = 0; i < h->n; i++) {
@@ -128,7 +57,7 @@ static void keep_history(struct tg_hist *h, const char *workspace)
 	h->n = k;
 }
 
-static int attach_tx(struct tg_hist *h, const char *workspace)
+static int attach_tx(struct tg_history *h, const char *workspace)
 {
 	_cleanup_strv_ char **pairs = NULL;
 	int rc = tg_history_tx_map(workspace, h->state_dir, &pairs);
@@ -150,12 +79,12 @@ static int attach_tx(struct tg_hist *h, const char *workspace)
 	return 0;
 }
 
-int tg_hist_load(const char *workspace, const char *state_dir, struct tg_hist *out)
+int tg_history_load(const char *workspace, const char *state_dir, struct tg_history *out)
 {
-	struct tg_hist h = { 0 };
+	struct tg_history h = { 0 };
 	int rc = tg_history_state_root(workspace, state_dir, &h.state_dir);
 	if (rc == 0)
-		rc = tg_history_list(h.state_dir, &h.v, &h.n);
+		rc = tg_run_list(h.state_dir, &h.v, &h.n);
 	if (rc == -ENOENT)
 		rc = 0; /* no state dir yet: an empty history */
 	if (rc == 0) {
@@ -163,7 +92,7 @@ int tg_hist_load(const char *workspace, const char *state_dir, struct tg_hist *o
 		rc = attach_tx(&h, workspace);
 	}
 	if (rc < 0) {
-		tg_hist_clear(&h);
+		tg_history_clear(&h);
 		return rc;
 	}
 	*out = h;
@@ -177,7 +106,7 @@ static const char *id_suffix(const char *id)
 	return dash ? dash + 1 : id;
 }
 
-int tg_hist_find(const struct tg_hist *h, const char *id, size_t *idx)
+int tg_history_find(const struct tg_history *h, const char *id, size_t *idx)
 {
 	if (!id || strcmp(id, "last") == 0 || strcmp(id, "HEAD") == 0) {
 		if (h->n == 0)
@@ -257,7 +186,7 @@ int tg_history_post_kinds(const char *sd, const char *id, struct tg_strset *abse
 		struct tg_strset *into = gone ? absent : dir ? dirs : NULL;
 		if (into) {
 			_cleanup_free_ char *rel = unescape(l, (size_t)(tab - l));
-			if (!rel || tg_strset_add(into, rel, 0) < 0)
+			if (!rel || tg_strset_add(into, rel) < 0)
 				return -ENOMEM;
 		}
 		l = nl + 1;
@@ -276,8 +205,8 @@ struct probe_post {
 static int exists_at_commit(void *ud, const char *rel, bool *is_dir)
 {
 	struct probe_post *p = ud;
-	*is_dir = tg_strset_get(&p->dirs, rel) != SIZE_MAX;
-	return tg_strset_get(&p->absent, rel) == SIZE_MAX;
+	*is_dir = tg_strset_has(&p->dirs, rel);
+	return !tg_strset_has(&p->absent, rel);
 }
 
 static int created_subtree_at_commit(void *ud, const char *rel, struct tg_changes *out)
@@ -286,16 +215,16 @@ static int created_subtree_at_commit(void *ud, const char *rel, struct tg_change
 	return tg_history_created_subtree(p->run, rel, out);
 }
 
-int tg_hist_changes(const char *state_dir, const char *id, struct tg_changes *out)
+int tg_run_changes(const char *state_dir, const char *id, struct tg_changes *out)
 {
 	memset(out, 0, sizeof(*out));
 	struct tg_change_events s = { 0 };
 	struct tg_txinfo info = { 0 };
 	struct probe_post post = { .run = &info };
 	const struct tg_change_probe probe = { exists_at_commit, created_subtree_at_commit, &post };
-	int rc = tg_history_info(state_dir, id, &info);
+	int rc = tg_journal_read_info(state_dir, id, &info);
 	if (rc == 0)
-		rc = tg_history_records(state_dir, id, tg_change_events_add, &s);
+		rc = tg_run_records(state_dir, id, tg_change_events_add, &s);
 	if (rc == 0)
 		rc = tg_history_post_kinds(state_dir, id, &post.absent, &post.dirs);
 	if (rc == 0)
@@ -354,14 +283,14 @@ struct check_ctx {
  * a directory changed everything below it). */
 bool tg_history_path_in(const struct tg_strset *s, const char *rel)
 {
-	if (tg_strset_get(s, rel) != SIZE_MAX)
+	if (tg_strset_has(s, rel))
 		return true;
 	_cleanup_free_ char *p = tg_strdup(rel);
 	if (!p)
 		return false;
 	for (char *slash = strrchr(p, '/'); slash; slash = strrchr(p, '/')) {
 		*slash = '\0';
-		if (tg_strset_get(s, p) != SIZE_MAX)
+		if (tg_strset_has(s, p))
 			return true;
 	}
 	return false;
@@ -370,13 +299,13 @@ bool tg_history_path_in(const struct tg_strset *s, const char *rel)
 static int check_path(void *ud, const char *rel, bool changed)
 {
 	struct check_ctx *c = ud;
-	if (tg_strset_add(&c->mine, rel, 0) < 0)
+	if (tg_strset_add(&c->mine, rel) < 0)
 		return -ENOMEM;
 	/* A newer run of the set changed it: it is checked again, against this
-	 * run's post-state, after that run is undone (tg_history_undo). */
+	 * run's post-state, after that run is undone (tg_run_undo). */
 	if (!changed)
 		return 0;
-	if (tg_strset_add(&c->changed, rel, 0) < 0)
+	if (tg_strset_add(&c->changed, rel) < 0)
 		return -ENOMEM;
 	if (!c->all) {
 		struct stat st;
@@ -388,28 +317,19 @@ static int check_path(void *ud, const char *rel, bool changed)
 	return tg_history_add_conflict(c->r, c->id, rel);
 }
 
-static void inode_key(char buf[static 48], uint64_t dev, uint64_t ino)
-{
-	snprintf(buf, 48, "%llx:%llx", (unsigned long long)dev, (unsigned long long)ino);
-}
-
 int tg_touched_add(struct tg_touched *t, const char *rel)
 {
-	if (tg_strset_add(&t->paths, rel, 0) < 0)
+	if (tg_strset_add(&t->paths, rel) < 0)
 		return -ENOMEM;
 	struct stat st;
 	if (fstatat(t->wsfd, rel, &st, AT_SYMLINK_NOFOLLOW) < 0 || S_ISDIR(st.st_mode))
 		return 0;
-	char key[48];
-	inode_key(key, st.st_dev, st.st_ino);
-	return tg_strset_add(&t->inodes, key, 0) < 0 ? -ENOMEM : 0;
+	return tg_idset_add(&t->inodes, st.st_dev, st.st_ino) < 0 ? -ENOMEM : 0;
 }
 
 static bool inode_in(const struct tg_touched *t, uint64_t dev, uint64_t ino)
 {
-	char key[48];
-	inode_key(key, dev, ino);
-	return ino && tg_strset_get(&t->inodes, key) != SIZE_MAX;
+	return tg_idset_has(&t->inodes, dev, ino);
 }
 
 bool tg_touched_covers(const struct tg_touched *t, const char *rel, uint64_t dev, uint64_t ino)
@@ -419,7 +339,7 @@ bool tg_touched_covers(const struct tg_touched *t, const char *rel, uint64_t dev
 
 bool tg_touched_exactly(const struct tg_touched *t, const char *rel, uint64_t dev, uint64_t ino)
 {
-	return tg_strset_get(&t->paths, rel) != SIZE_MAX || inode_in(t, dev, ino);
+	return tg_strset_has(&t->paths, rel) || inode_in(t, dev, ino);
 }
 
 static int collect_path(void *ud, const char *rel, bool changed)
@@ -433,19 +353,19 @@ static int collect_created(void *ud, const struct tg_jrec *r)
 	struct tg_touched *t = ud;
 	if (r->kind != TG_JREC_CREATED)
 		return 0;
-	return tg_strset_add(&t->created, r->path, 0) < 0 ? -ENOMEM : 0;
+	return tg_strset_add(&t->created, r->path) < 0 ? -ENOMEM : 0;
 }
 
 int tg_touched_add_run(struct tg_touched *t, const char *sd, const char *id)
 {
-	int rc = tg_history_check(sd, id, collect_path, t);
-	return rc < 0 ? rc : tg_history_records(sd, id, collect_created, t);
+	int rc = tg_run_check(sd, id, collect_path, t);
+	return rc < 0 ? rc : tg_run_records(sd, id, collect_created, t);
 }
 
 void tg_touched_clear(struct tg_touched *t)
 {
 	tg_strset_clear(&t->paths);
-	tg_strset_clear(&t->inodes);
+	tg_idset_clear(&t->inodes);
 	tg_strset_clear(&t->created);
 	if (t->wsfd >= 0)
 		close(t->wsfd);
@@ -462,13 +382,13 @@ static int seed_undone(const char *sd, const char *const *ids, struct tg_touched
 	size_t last = 0;
 	while (ids[last + 1])
 		last++;
-	int rc = tg_history_info(sd, ids[last], &oldest);
+	int rc = tg_journal_read_info(sd, ids[last], &oldest);
 	if (rc == 0 && (newer->wsfd = open(oldest.workspace, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 		rc = -errno;
 	if (rc == 0)
-		rc = tg_history_list(sd, &v, &n);
+		rc = tg_run_list(sd, &v, &n);
 	for (size_t i = 0; rc == 0 && i < n; i++)
-		if (tg_hist_is_undone(&v[i]) && v[i].started_ns > oldest.started_ns)
+		if (tg_run_is_undone(&v[i]) && v[i].started_ns > oldest.started_ns)
 			rc = tg_touched_add_run(newer, sd, v[i].id);
 	tg_txinfo_free_all(v, n);
 	tg_txinfo_clear(&oldest);
@@ -484,7 +404,7 @@ static int check_set(const char *sd, const char *const *ids, struct tg_undo_resu
 	int rc = seed_undone(sd, ids, &newer);
 	for (size_t i = 0; ids[i] && rc == 0; i++) {
 		struct check_ctx c = { .id = ids[i], .r = r, .newer = &newer };
-		rc = tg_history_check(sd, ids[i], check_path, &c);
+		rc = tg_run_check(sd, ids[i], check_path, &c);
 		if (rc == 0)
 			rc = tg_history_check_created(sd, ids[i], &newer, &c.mine, &c.changed, r);
 		tg_strset_clear(&c.mine);
@@ -500,7 +420,7 @@ static int check_set(const char *sd, const char *const *ids, struct tg_undo_resu
 static int stopped_at(const char *sd, const char *id, struct tg_undo_result *r)
 {
 	struct check_ctx c = { .id = id, .r = r, .all = true };
-	int rc = tg_history_check(sd, id, check_path, &c);
+	int rc = tg_run_check(sd, id, check_path, &c);
 	tg_strset_clear(&c.mine);
 	tg_strset_clear(&c.changed);
 	r->partial = r->nundone > 0;
@@ -518,7 +438,7 @@ static int undo_checked(const char *sd, const char *const *ids, bool force,
 		return -ESTALE;
 	}
 	for (size_t i = 0; ids[i]; i++) {
-		rc = tg_history_undo(sd, ids[i], force);
+		rc = tg_run_undo(sd, ids[i], force);
 		if (rc == -ESTALE && !force)
 			return stopped_at(sd, ids[i], r);
 		if (rc < 0)
@@ -539,10 +459,10 @@ static int not_undone(const char *sd, const char *const *ids, char ***out)
 		return -ENOMEM;
 	for (size_t i = 0; ids[i]; i++) {
 		struct tg_txinfo info = { 0 };
-		int rc = tg_history_info(sd, ids[i], &info);
+		int rc = tg_journal_read_info(sd, ids[i], &info);
 		if (rc < 0)
 			return rc;
-		bool skip = tg_hist_is_undone(&info);
+		bool skip = tg_run_is_undone(&info);
 		tg_txinfo_clear(&info);
 		if (!skip && tg_strv_push(&v, ids[i]) < 0)
 			return -ENOMEM;
@@ -551,14 +471,14 @@ static int not_undone(const char *sd, const char *const *ids, char ***out)
 	return 0;
 }
 
-int tg_hist_undo_set(const char *workspace, const char *state_dir, const char *const *ids,
+int tg_history_undo_set(const char *workspace, const char *state_dir, const char *const *ids,
                      bool force, struct tg_undo_result *r)
 {
 	_cleanup_free_ char *sd = NULL;
 	int rc = tg_history_state_root(workspace, state_dir, &sd);
 	if (rc < 0)
 		return rc;
-	/* No lock is held across the set: tg_history_undo() takes the state
+	/* No lock is held across the set: tg_run_undo() takes the state
 	 * dir's lock for each run (and fails with -EBUSY while a run is in
 	 * progress) and re-checks that run's paths itself, so a hand edit made
 	 * after the check below is still never overwritten. */
@@ -570,19 +490,11 @@ int tg_hist_undo_set(const char *workspace, const char *state_dir, const char *c
 	return undo_checked(sd, (const char *const *)todo, force, r);
 }
 
-static bool changed_nothing(const struct tg_txinfo *i)
-{
-	for (size_t k = 0; k < 5; k++)
-		if (i->counts[k])
-			return false;
-	return true;
-}
-
-int tg_hist_undo(const char *workspace, const char *state_dir, const char *id, bool force,
+int tg_history_undo(const char *workspace, const char *state_dir, const char *id, bool force,
                  struct tg_undo_result *r)
 {
-	struct tg_hist h = { 0 };
-	int rc = tg_hist_load(workspace, state_dir, &h);
+	struct tg_history h = { 0 };
+	int rc = tg_history_load(workspace, state_dir, &h);
 	if (rc < 0)
 		return rc;
 	size_t at = 0;
@@ -590,23 +502,23 @@ int tg_hist_undo(const char *workspace, const char *state_dir, const char *id, b
 		/* the newest run not undone yet that changed something: `ls` run
 		 * after `rm -rf src` should not make a bare `undo` a no-op (the
 		 * empty runs newer than it are undone with it) */
-		while (at < h.n && (tg_hist_is_undone(&h.v[at]) || changed_nothing(&h.v[at])))
+		while (at < h.n && (tg_run_is_undone(&h.v[at]) || tg_changes_none(h.v[at].counts)))
 			at++;
 		rc = at < h.n ? 0 : -ENOENT;
 	} else {
-		rc = tg_hist_find(&h, id, &at);
-		if (rc == 0 && tg_hist_is_undone(&h.v[at]))
+		rc = tg_history_find(&h, id, &at);
+		if (rc == 0 && tg_run_is_undone(&h.v[at]))
 			rc = -EALREADY;
 	}
 	_cleanup_strv_ char **ids = calloc(1, sizeof(char *));
 	if (!ids)
 		rc = -ENOMEM;
 	for (size_t i = 0; rc == 0 && i <= at; i++)
-		if (!tg_hist_is_undone(&h.v[i]) && tg_strv_push(&ids, h.v[i].id) < 0)
+		if (!tg_run_is_undone(&h.v[i]) && tg_strv_push(&ids, h.v[i].id) < 0)
 			rc = -ENOMEM;
 	if (rc == 0)
-		rc = tg_hist_undo_set(workspace, h.state_dir, (const char *const *)ids, force, r);
-	tg_hist_clear(&h);
+		rc = tg_history_undo_set(workspace, h.state_dir, (const char *const *)ids, force, r);
+	tg_history_clear(&h);
 	return rc;
 }
 

@@ -25,6 +25,12 @@
  * newest first (same refusal rule). Each member is a natural savepoint: undo
  * of a member rolls the transaction back to just before that member.
  *
+ * Names. tg_run_* is one run of a state dir, by id: a journal dir read as
+ * history (history/runs.c). tg_history_* is the workspace's history: the
+ * runs of one workspace that reached history, ids resolved, undo of a set
+ * of runs (history.c), and its multi-command transactions
+ * (tg_history_tx_*, tx.c).
+ *
  * All functions return 0 (or a count) on success and -errno on failure.
  * workspace is absolute and normalised; state_dir NULL means the default
  * (tg_journal_default_state_dir()).
@@ -37,7 +43,39 @@
 
 #include "base/util.h"
 #include "journal/journal.h"
-#include "journal/journal.h"
+
+/* ---- runs: one journal dir of the state dir each (runs.c) ---- */
+
+/* All runs in state_dir (any state), newest first (by started_ns). *out is
+ * a malloc'd array of *n entries; free with tg_txinfo_free_all. */
+int tg_run_list(const char *state_dir, struct tg_txinfo **out, size_t *n);
+void tg_txinfo_free_all(struct tg_txinfo *v, size_t n);
+/* The runs started after run id that were undone or are being undone,
+ * oldest first (NULL-terminated, *out malloc'd): what the rollback of a
+ * committed run needs to know (tg_journal_rollback_after). */
+int tg_run_newer_undone(const char *state_dir, const char *id, char ***out);
+/* Records of one run, in log order. */
+int tg_run_records(const char *state_dir, const char *id,
+                   int (*cb)(void *ud, const struct tg_jrec *r), void *ud);
+/* Post-state check for undo: is rel (workspace-relative) still as run id
+ * left it at commit? *changed = true when it was changed outside since. */
+int tg_run_changed_since(const char *state_dir, const char *id, const char *rel, bool *changed);
+/* Visit every path of the post-state with whether it changed since commit
+ * (tg_journal_post_check). */
+int tg_run_check(const char *state_dir, const char *id,
+                 int (*cb)(void *ud, const char *rel, bool changed), void *ud);
+/* Undo one committed run (= rollback of it). Newer ones must be undone
+ * first (the caller walks the list). Without force, fails with -ESTALE and
+ * changes nothing when a path changed outside since (tg_run_check names
+ * them). On success the run's state becomes "undone". */
+int tg_run_undo(const char *state_dir, const char *id, bool force);
+bool tg_run_is_undone(const struct tg_txinfo *i);
+
+/* What one run changed, path by path: the rule of the run's own summary at
+ * commit (txn.c), with "exists at commit" from the post-state; the entries
+ * of a directory the run created are listed as created while they are still
+ * as the run left them. */
+int tg_run_changes(const char *state_dir, const char *id, struct tg_changes *out);
 
 /* ---- history entries ---- */
 /* The state dir: state_dir itself, or tg_journal_default_state_dir(workspace). */
@@ -45,27 +83,20 @@ int tg_history_state_root(const char *workspace, const char *state_dir, char **o
 
 /* The workspace's transactions that reached history (committed or undone),
  * newest first, with the multi-command transaction each belongs to. */
-struct tg_hist {
-	struct tg_txinfo *v;        /* journal.h; v[i].state "committed" or "undone" */
+struct tg_history {
+	struct tg_txinfo *v;        /* journal.h; v[i].state committed or undone */
 	char **tx;                  /* tx[i]: its transaction id, or NULL */
 	size_t n;
 	char *state_dir;            /* the resolved state dir */
 };
-int tg_hist_load(const char *workspace, const char *state_dir, struct tg_hist *out);
-void tg_hist_clear(struct tg_hist *h);
-bool tg_hist_is_undone(const struct tg_txinfo *i);
+int tg_history_load(const char *workspace, const char *state_dir, struct tg_history *out);
+void tg_history_clear(struct tg_history *h);
 
 /* Resolve a user-given id: an exact id, any unique prefix of an id or of
  * its random suffix (after the last '-': 5776db of 20261201T225922.791-5776db),
  * or "last"/"HEAD" for the newest. -ENOENT when none matches, -EEXIST when
  * the prefix is ambiguous. *idx is the entry's index in h. */
-int tg_hist_find(const struct tg_hist *h, const char *id, size_t *idx);
-
-/* What one run changed, path by path: the rule of the run's own summary at
- * commit (txn.c), with "exists at commit" from the post-state; the entries
- * of a directory the run created are listed as created while they are still
- * as the run left them. */
-int tg_hist_changes(const char *state_dir, const char *id, struct tg_changes *out);
+int tg_history_find(const struct tg_history *h, const char *id, size_t *idx);
 
 /* ---- undo ---- */
 
@@ -80,7 +111,7 @@ struct tg_undo_result {
 	struct tg_undo_conflict *conflicts;
 	size_t nconflicts;
 	bool refused;               /* conflicts and !force: nothing was changed */
-	bool partial;               /* stopped midway (see tg_hist_undo_set) */
+	bool partial;               /* stopped midway (see tg_history_undo_set) */
 };
 void tg_undo_result_clear(struct tg_undo_result *r);
 
@@ -89,7 +120,7 @@ void tg_undo_result_clear(struct tg_undo_result *r);
  * undone, newest first. -ENOENT: no such run, or nothing left to undo;
  * -EALREADY: that run is already undone; -ESTALE with r->refused: paths
  * changed outside since (r->conflicts), nothing was changed. */
-int tg_hist_undo(const char *workspace, const char *state_dir, const char *id, bool force,
+int tg_history_undo(const char *workspace, const char *state_dir, const char *id, bool force,
                  struct tg_undo_result *r);
 
 /* Undo exactly the runs in ids (NULL-terminated, newest first; runs undone
@@ -99,7 +130,7 @@ int tg_hist_undo(const char *workspace, const char *state_dir, const char *id, b
  * the set shows only once the newer run is undone: the undo then stops there
  * (r->partial, -ESTALE, that path in r->conflicts), newer runs stay undone,
  * and nothing is overwritten. */
-int tg_hist_undo_set(const char *workspace, const char *state_dir, const char *const *ids,
+int tg_history_undo_set(const char *workspace, const char *state_dir, const char *const *ids,
                      bool force, struct tg_undo_result *r);
 
 /* ---- multi-command transactions ---- */

@@ -5,24 +5,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "journal/journal.h"
-#include "journal/journal.h"
+#include "base/set.h"
+#include "history.h"
 
 
 /* Every member of every multi-command transaction, as pairs
  * {txn id, tx id, txn id, tx id, ..., NULL}. */
 int tg_history_tx_map(const char *workspace, const char *state_dir, char ***pairs);
 
-/* A set of strings (paths), open addressing; for the undo check and show. */
-struct tg_strset {
-	char **slot;
-	size_t *val;
-	size_t cap, n;
-};
-int tg_strset_add(struct tg_strset *s, const char *k, size_t val);
-/* SIZE_MAX when absent. */
-size_t tg_strset_get(const struct tg_strset *s, const char *k);
-void tg_strset_clear(struct tg_strset *s);
 
 /* rel or one of its ancestors is in s. */
 bool tg_history_path_in(const struct tg_strset *s, const char *rel);
@@ -31,7 +21,7 @@ bool tg_history_path_in(const struct tg_strset *s, const char *rel);
  * (a file changed through one hard link changes its other names too). */
 struct tg_touched {
 	struct tg_strset paths;
-	struct tg_strset inodes;        /* "dev:ino" of non-directories */
+	struct tg_idset inodes;         /* (dev, ino) of non-directories */
 	struct tg_strset created;       /* paths they created (their whole trees) */
 	int wsfd;                       /* the workspace, for lstat */
 };

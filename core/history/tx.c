@@ -287,7 +287,7 @@ static int tx_undo_all(const char *workspace, const char *state_dir, const char 
 	int rc = members_to_undo(t, &ids);
 	if (rc < 0)
 		return rc;
-	rc = tg_hist_undo_set(workspace, state_dir, (const char *const *)ids, force, r);
+	rc = tg_history_undo_set(workspace, state_dir, (const char *const *)ids, force, r);
 	if (rc < 0)
 		return rc;
 	t->state = final;

@@ -1,5 +1,5 @@
 /* changes.c — classify a run's changes from its records (changes.h). */
-#include "changes.h"
+#include "journal.h"
 
 #include <string.h>
 
@@ -27,10 +27,26 @@ void tg_changes_clear(struct tg_changes *c)
 	memset(c, 0, sizeof(*c));
 }
 
+static const char *const change_kind_names[] = {
+	[TG_CHANGE_CREATED] = "created",
+	[TG_CHANGE_MODIFIED] = "modified",
+	[TG_CHANGE_DELETED] = "deleted",
+	[TG_CHANGE_RENAMED] = "renamed",
+	[TG_CHANGE_METADATA] = "metadata",
+};
+_Static_assert(TG_ARRAY_SIZE(change_kind_names) == TG_CHANGE_KIND_COUNT, "a name for every change kind");
+
 const char *tg_change_kind_name(enum tg_change_kind k)
 {
-	static const char *const names[] = { "created", "modified", "deleted", "renamed", "metadata" };
-	return (unsigned)k < TG_ARRAY_SIZE(names) ? names[k] : "unknown";
+	return (unsigned)k < TG_CHANGE_KIND_COUNT ? change_kind_names[k] : "unknown";
+}
+
+bool tg_changes_none(const size_t counts[TG_CHANGE_KIND_COUNT])
+{
+	for (int k = 0; k < TG_CHANGE_KIND_COUNT; k++)
+		if (counts[k])
+			return false;
+	return true;
 }
 
 int tg_changes_push(struct tg_changes *c, enum tg_change_kind k, const char *path, const char *from)

@@ -13,15 +13,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "journal.h"
+struct tg_jrec;
 
-/* One changed path in the summary. */
+/* One changed path in the summary. The names (tg_change_kind_name) are
+ * also the info file's keys of the counts and the report's words. */
 enum tg_change_kind {
 	TG_CHANGE_CREATED,
 	TG_CHANGE_MODIFIED,
 	TG_CHANGE_DELETED,
 	TG_CHANGE_RENAMED,
 	TG_CHANGE_METADATA,
+	TG_CHANGE_KIND_COUNT
 };
 
 struct tg_change {
@@ -33,17 +35,19 @@ struct tg_change {
 struct tg_changes {
 	struct tg_change *v;
 	size_t n;
-	size_t count[5];            /* per tg_change_kind */
+	size_t count[TG_CHANGE_KIND_COUNT];
 	uint64_t bytes_saved;       /* pre-image bytes captured (uncompressed) */
 	uint64_t journal_bytes;     /* on-disk size of the journal */
 };
 void tg_changes_clear(struct tg_changes *c);
 const char *tg_change_kind_name(enum tg_change_kind k);
+/* Every count is 0: the run changed nothing. */
+bool tg_changes_none(const size_t counts[TG_CHANGE_KIND_COUNT]);
 /* Append one change (path and from are copied). 0 or -ENOMEM. */
 int tg_changes_push(struct tg_changes *c, enum tg_change_kind k, const char *path, const char *from);
 
 /* The events of a run's records, collected by tg_change_events_add (a
- * tg_journal_foreach / tg_history_records callback). Zero-initialise;
+ * tg_journal_foreach callback). Zero-initialise;
  * tg_change_events_clear when done. */
 struct tg_change_events {
 	struct tg_change_ev *v;

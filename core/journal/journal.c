@@ -1,5 +1,6 @@
 /* journal.c — one transaction's on-disk journal: records, captures, info
- * file, commit. Restore lives in journal/undo.c, history in journal/post.c.
+ * file, commit. Restore lives in journal/undo.c, reading back what a run
+ * leaves (info, post-state, pre-images) in journal/post.c.
  * Layout and reasons: journal.h and docs/journal.md.
  */
 #include "journal.h"
@@ -199,7 +200,7 @@ ssize_t tg_jrec_decode(const char *buf, size_t len, struct tg_jrec *out)
 	/* A CRC only proves the bytes are what was written, not that a writer
 	 * wrote sense: an unknown kind, or a RENAMED without its destination,
 	 * would send the undo through a NULL path2. */
-	bool kind_ok = out->kind >= TG_JREC_CREATED && out->kind <= TG_JREC_SAVED;
+	bool kind_ok = out->kind >= TG_JREC_CREATED && out->kind < TG_JREC_KIND_COUNT;
 	if (b.bad || !out->path || !kind_ok || (out->kind == TG_JREC_RENAMED && !out->path2)) {
 		tg_jrec_clear(out);
 		return -EBADMSG;
@@ -217,15 +218,17 @@ void tg_jrec_clear(struct tg_jrec *r)
 	memset(r, 0, sizeof(*r));
 }
 
+static const char *const jrec_kind_names[] = {
+	[TG_JREC_CREATED] = "created", [TG_JREC_BORN] = "born",
+	[TG_JREC_CONTENT] = "content", [TG_JREC_META] = "meta",
+	[TG_JREC_STASHED] = "stashed", [TG_JREC_RMDIR] = "rmdir",
+	[TG_JREC_RENAMED] = "renamed", [TG_JREC_SAVED] = "saved",
+};
+_Static_assert(TG_ARRAY_SIZE(jrec_kind_names) == TG_JREC_KIND_COUNT, "a name for every record kind");
+
 const char *tg_jrec_kind_name(enum tg_jrec_kind k)
 {
-	static const char *const names[] = {
-		[TG_JREC_CREATED] = "created", [TG_JREC_BORN] = "born",
-		[TG_JREC_CONTENT] = "content", [TG_JREC_META] = "meta",
-		[TG_JREC_STASHED] = "stashed", [TG_JREC_RMDIR] = "rmdir",
-		[TG_JREC_RENAMED] = "renamed", [TG_JREC_SAVED] = "saved",
-	};
-	return (unsigned)k < TG_ARRAY_SIZE(names) && names[k] ? names[k] : "unknown";
+	return (unsigned)k < TG_JREC_KIND_COUNT && jrec_kind_names[k] ? jrec_kind_names[k] : "unknown";
 }
 
 void tg_jmeta_from_stat(struct tg_jmeta *m, const struct stat *st)
@@ -391,11 +394,11 @@ static int journal_prepare(const char *state_dir, const char *workspace, const c
 	j->info.id = new_id();
 	j->info.workspace = tg_strdup(workspace);
 	j->info.command = tg_strdup(command ? command : "");
-	j->info.state = tg_strdup("open");
+	j->info.state = TG_JSTATE_OPEN;
 	j->info.tx = tx ? tg_strdup(tx) : NULL;
 	j->info.started_ns = start_ns();
 	j->dir = j->info.id ? tg_asprintf("%s/txn/%s", state_dir, j->info.id) : NULL;
-	int r = j->state_dir && j->dir && j->info.workspace && j->info.command && j->info.state &&
+	int r = j->state_dir && j->dir && j->info.workspace && j->info.command &&
 	        (!tx || j->info.tx) ? 0 : -ENOMEM;
 	if (!r)
 		r = open_workspace(j);
@@ -443,7 +446,7 @@ int tg_journal_load(const char *state_dir, const char *id, struct tg_journal **o
 	j->dir = tg_asprintf("%s/txn/%s", state_dir, id);
 	int r = j->state_dir && j->dir ? 0 : -ENOMEM;
 	if (!r)
-		r = tg_history_info(state_dir, id, &j->info);
+		r = tg_journal_read_info(state_dir, id, &j->info);
 	if (!r)
 		r = open_dirs(j);
 	if (!r)
@@ -472,7 +475,7 @@ int tg_journal_keep_last(void *ud, const struct tg_jrec *r)
 
 const char *tg_journal_id(const struct tg_journal *j) { return j->info.id; }
 const char *tg_journal_workspace(const struct tg_journal *j) { return j->info.workspace; }
-const char *tg_journal_state(const struct tg_journal *j) { return j->info.state; }
+enum tg_jstate tg_journal_state(const struct tg_journal *j) { return j->info.state; }
 uint64_t tg_journal_last_seq(const struct tg_journal *j) { return j->seq; }
 uint64_t tg_journal_started_ns(const struct tg_journal *j) { return j->info.started_ns; }
 uint64_t tg_journal_bytes_saved(const struct tg_journal *j) { return j->info.bytes_saved; }
@@ -952,20 +955,19 @@ static void put_kn(struct wbuf *b, const char *k, uint64_t v)
 
 int tg_journal_write_info(struct tg_journal *j)
 {
-	static const char *const ck[5] = { "created", "modified", "deleted", "renamed", "metadata" };
 	struct wbuf b = { 0 };
 	const struct tg_txinfo *i = &j->info;
-	put_kv(&b, "version", "1");
+	put_kn(&b, "version", TG_JOURNAL_INFO_VERSION);
 	put_kv(&b, "id", i->id);
 	put_kv(&b, "workspace", i->workspace);
 	put_kv(&b, "command", i->command);
-	put_kv(&b, "state", i->state);
+	put_kv(&b, "state", tg_jstate_name(i->state));
 	if (i->tx)
 		put_kv(&b, "tx", i->tx);
 	put_kn(&b, "started_ns", i->started_ns);
 	put_kn(&b, "ended_ns", i->ended_ns);
-	for (int k = 0; k < 5; k++)
-		put_kn(&b, ck[k], i->counts[k]);
+	for (int k = 0; k < TG_CHANGE_KIND_COUNT; k++)
+		put_kn(&b, tg_change_kind_name((enum tg_change_kind)k), i->counts[k]);
 	put_kn(&b, "bytes_saved", i->bytes_saved);
 	put_kn(&b, "journal_bytes", i->journal_bytes);
 	if (b.err)
@@ -983,14 +985,38 @@ int tg_journal_write_info(struct tg_journal *j)
 	return e ? e : tg_fs_fsync_dir(j->dirfd);
 }
 
-int tg_journal_set_state(struct tg_journal *j, const char *state)
+static const char *const jstate_names[] = {
+	[TG_JSTATE_OPEN] = "open",
+	[TG_JSTATE_ROLLING_BACK] = "rolling-back",
+	[TG_JSTATE_ROLLED_BACK] = "rolled-back",
+	[TG_JSTATE_COMMITTED] = "committed",
+	[TG_JSTATE_UNDONE] = "undone",
+};
+_Static_assert(TG_ARRAY_SIZE(jstate_names) == TG_JSTATE_COUNT, "a name for every journal state");
+
+const char *tg_jstate_name(enum tg_jstate s)
 {
-	char *s = tg_strdup(state);
-	if (!s)
-		return -ENOMEM;
-	free(j->info.state);
-	j->info.state = s;
-	if (strcmp(state, "open") != 0 && strcmp(state, "rolling-back") != 0)
+	return (unsigned)s < TG_JSTATE_COUNT ? jstate_names[s] : "unknown";
+}
+
+int tg_jstate_parse(const char *s, size_t len)
+{
+	for (int k = 0; k < TG_JSTATE_COUNT; k++)
+		if (strlen(jstate_names[k]) == len && !memcmp(s, jstate_names[k], len))
+			return k;
+	return -EBADMSG;
+}
+
+/* Ended: the run's end time is set when it enters this state. */
+static bool jstate_is_final(enum tg_jstate s)
+{
+	return s != TG_JSTATE_OPEN && s != TG_JSTATE_ROLLING_BACK;
+}
+
+int tg_journal_set_state(struct tg_journal *j, enum tg_jstate state)
+{
+	j->info.state = state;
+	if (jstate_is_final(state))
 		j->info.ended_ns = tg_wall_ns();
 	return tg_journal_write_info(j);
 }
@@ -1009,7 +1035,7 @@ int tg_journal_remove_dir(const char *state_dir, const char *id)
 
 /* ---- commit ---- */
 
-int tg_journal_commit(struct tg_journal *j, const size_t counts[5])
+int tg_journal_commit(struct tg_journal *j, const size_t counts[TG_CHANGE_KIND_COUNT])
 {
 	/* post and the tar's end need room; the history must not count it. */
 	tg_journal_drop_reserve(j);
@@ -1022,9 +1048,9 @@ int tg_journal_commit(struct tg_journal *j, const size_t counts[5])
 		e = tg_jtar_finish(j->tar);
 	if (e < 0)
 		return e;
-	for (int k = 0; k < 5; k++)
+	for (int k = 0; k < TG_CHANGE_KIND_COUNT; k++)
 		j->info.counts[k] = counts[k];
 	j->du_valid = false;
 	j->info.journal_bytes = tg_journal_disk_bytes(j);
-	return tg_journal_set_state(j, "committed");
+	return tg_journal_set_state(j, TG_JSTATE_COMMITTED);
 }

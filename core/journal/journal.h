@@ -1,4 +1,8 @@
-/* journal.h — the on-disk journal of one transaction, and the history reader.
+/* journal.h — the on-disk journal of one transaction: the record codec and
+ * the live journal (captures, commit, rollback), and what a run's dir keeps
+ * afterwards (info, post-state, pre-images). It knows nothing of history:
+ * which runs a state dir holds and what undoing them means is
+ * history/history.h's, above it.
  *
  * A transaction lives in <state_dir>/txn/<id>/:
  *   info          key=value lines (id, workspace, command, times, state, counts),
@@ -23,6 +27,8 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "changes.h"
+
 enum tg_jrec_kind {
 	TG_JREC_CREATED = 1,  /* path did not exist: undo removes it */
 	TG_JREC_BORN,         /* identity (dev, ino) of what record `ref` created */
@@ -33,6 +39,8 @@ enum tg_jrec_kind {
 	TG_JREC_RENAMED,      /* path moved to path2 (flags: RENAME_EXCHANGE) */
 	TG_JREC_SAVED,        /* path removed, no hard link possible: the object is in
 	                       * the tar (files) or the record (symlink target, fifo) */
+	TG_JREC_KIND_COUNT    /* one past the last kind: the bound of tables by kind
+	                       * (0 is no kind). docs/journal.md: adding a kind. */
 };
 
 #define TG_JREC_F_IMPLICIT 0x1u  /* META of a parent dir: not a change to report */
@@ -90,6 +98,41 @@ extern int tg_journal_debug;
 int tg_journal_default_state_dir(const char *workspace, char **out);
 
 /* ---- one transaction's journal (used by txn.c) ---- */
+
+/* Where a run's journal is in its life: the info file's state= line
+ * (tg_jstate_name gives the string written there). */
+enum tg_jstate {
+	TG_JSTATE_OPEN,              /* the run goes on, or crashed: recovery restores it */
+	TG_JSTATE_ROLLING_BACK,      /* a restore is under way, or was interrupted: it resumes */
+	TG_JSTATE_ROLLED_BACK,       /* restored: the dir goes next */
+	TG_JSTATE_COMMITTED,         /* its effects kept: in history */
+	TG_JSTATE_UNDONE,            /* a committed run restored later: stays in history */
+	TG_JSTATE_COUNT
+};
+const char *tg_jstate_name(enum tg_jstate s);
+
+/* The info file's format: `version=` is written first and checked on
+ * read; a file of another version is refused (-EPROTO), never guessed at.
+ * A file without the line is of the first version. */
+#define TG_JOURNAL_INFO_VERSION 1
+
+/* What a run's info file says. */
+struct tg_txinfo {
+	char *id;
+	char *workspace;
+	char *command;
+	enum tg_jstate state;
+	uint64_t started_ns, ended_ns;  /* wall clock */
+	size_t counts[TG_CHANGE_KIND_COUNT]; /* per tg_change_kind (changes.h) */
+	uint64_t bytes_saved;        /* pre-image bytes (uncompressed) */
+	uint64_t journal_bytes;      /* on-disk size of the transaction dir */
+	char *tx;                    /* multi-command transaction it joined (--tx), or NULL */
+};
+void tg_txinfo_clear(struct tg_txinfo *i);
+/* Read <state_dir>/txn/<id>/info without opening the journal: -EPROTO for
+ * an unknown version, -EBADMSG for a file without id, workspace or a known
+ * state. */
+int tg_journal_read_info(const char *state_dir, const char *id, struct tg_txinfo *out);
 
 struct tg_journal;
 
@@ -158,14 +201,30 @@ int tg_journal_parent(const struct tg_journal *j, const char *rel, const char **
 int tg_journal_foreach(const struct tg_journal *j, int (*cb)(void *ud, const struct tg_jrec *r), void *ud);
 
 /* Undo every record, newest first; idempotent; resumes from the last
- * checkpoint. State goes open → rolling-back → rolled-back. */
+ * checkpoint. State goes open → rolling-back → rolled-back (a committed
+ * run: committed → rolling-back → undone). */
 int tg_journal_rollback(struct tg_journal *j, void (*progress)(void *ud, size_t done, size_t total), void *ud);
-/* Write the post-state, finish the tar, mark committed. counts[5] per
- * tg_change_kind (txn.h) for the history listing. */
-int tg_journal_commit(struct tg_journal *j, const size_t counts[5]);
-/* Mark the state ("open", "committed", "rolled-back", "rolling-back"). */
-int tg_journal_set_state(struct tg_journal *j, const char *state);
-const char *tg_journal_state(const struct tg_journal *j);
+/* The same for a committed run after newer runs were undone: newer holds
+ * their ids (NULL-terminated, oldest first; NULL for none), whose restores'
+ * remaps say what became of the objects this run's records name. The
+ * caller (history) knows which runs those are; the journal does not. */
+int tg_journal_rollback_after(struct tg_journal *j, const char *const *newer,
+                              void (*progress)(void *ud, size_t done, size_t total), void *ud);
+/* Write the post-state, finish the tar, mark committed. counts per
+ * tg_change_kind (changes.h) for the history listing. */
+int tg_journal_commit(struct tg_journal *j, const size_t counts[TG_CHANGE_KIND_COUNT]);
+/* Mark the state (rewrites the info file). */
+int tg_journal_set_state(struct tg_journal *j, enum tg_jstate state);
+enum tg_jstate tg_journal_state(const struct tg_journal *j);
+
+/* The post-state written at commit, path by path (sorted), with whether
+ * the path changed outside since (type, mode, size, mtime, symlink target,
+ * or presence differ). cb returns 0 to go on, >0 to stop, <0 error. */
+int tg_journal_post_check(const struct tg_journal *j,
+                          int (*cb)(void *ud, const char *rel, bool changed), void *ud);
+/* Write a CONTENT/SAVED record's pre-image bytes into fd (a regular file,
+ * e.g. a tmpfile for diff). Sparse holes are kept. */
+int tg_journal_preimage(const char *state_dir, const char *id, const struct tg_jrec *r, int fd);
 
 /* Remove transaction dirs that a crash left half-created (no info file, no
  * records). Call under the workspace lock. */
@@ -217,46 +276,3 @@ int tg_journal_preview(const char *state_dir, const char *id,
  * remove although they changed after the journal's last write (plus a
  * margin): edits made after the crash. Each path once. */
 int tg_journal_edited_after(const char *state_dir, const char *id, int (*cb)(void *ud, const char *path), void *ud);
-
-/* ---- history (committed transactions), for log/show/diff/undo ---- */
-
-struct tg_txinfo {
-	char *id;
-	char *workspace;
-	char *command;
-	char *state;                 /* "open", "committed", "rolled-back", "rolling-back" */
-	uint64_t started_ns, ended_ns;  /* wall clock */
-	size_t counts[5];            /* per tg_change_kind: created, modified, deleted, renamed, metadata */
-	uint64_t bytes_saved;        /* pre-image bytes (uncompressed) */
-	uint64_t journal_bytes;      /* on-disk size of the transaction dir */
-	char *tx;                    /* multi-command transaction it joined (--tx), or NULL */
-};
-void tg_txinfo_clear(struct tg_txinfo *i);
-
-/* All transactions in state_dir, newest first (by started_ns). *out is a
- * malloc'd array of *n entries; free with tg_txinfo_free_all. */
-int tg_history_list(const char *state_dir, struct tg_txinfo **out, size_t *n);
-void tg_txinfo_free_all(struct tg_txinfo *v, size_t n);
-int tg_history_info(const char *state_dir, const char *id, struct tg_txinfo *out);
-/* Records of one transaction, in log order. */
-int tg_history_records(const char *state_dir, const char *id,
-                       int (*cb)(void *ud, const struct tg_jrec *r), void *ud);
-/* Write a CONTENT/SAVED record's pre-image bytes into fd (a regular file,
- * e.g. a tmpfile for diff). Sparse holes are kept. */
-int tg_history_preimage(const char *state_dir, const char *id, const struct tg_jrec *r, int fd);
-
-/* Post-state check for undo: is rel (workspace-relative) still as transaction
- * id left it at commit? *changed = true when it was changed outside since
- * (type, mode, size, mtime, symlink target, or presence differ). */
-int tg_history_changed_since(const char *state_dir, const char *id, const char *rel, bool *changed);
-/* Visit every path of the post-state with whether it changed since commit. */
-int tg_history_check(const char *state_dir, const char *id,
-                     int (*cb)(void *ud, const char *rel, bool changed), void *ud);
-/* Undo a committed transaction (= rollback of it). Newer ones must be undone
- * first (the caller walks the list). Without force, fails with -ESTALE and
- * visits nothing when a path changed outside since (use tg_history_check to
- * name them). On success the transaction's state becomes "undone". */
-int tg_history_undo(const char *state_dir, const char *id, bool force);
-
-/* What a run changed, from these records (changes.c). */
-#include "changes.h"

@@ -34,4 +34,20 @@ int tg_journal_write_post(struct tg_journal *j);
  * commit); no-op when already gone. */
 void tg_journal_drop_reserve(struct tg_journal *j);
 int tg_journal_keep_last(void *ud, const struct tg_jrec *r);
-int tg_info_parse(const char *text, size_t len, struct tg_txinfo *out);
+/* A journal's records in memory, in log order, each BORN identity folded
+ * into its CREATED record (meta.dev, meta.ino, TG_JREC_F_BORN_SEEN): what
+ * the restore (undo.c) and its preview (preview.c) walk. aux: keep each
+ * record's aux (xattrs, symlink target; NUL-terminated), else drop it. */
+#define TG_JREC_F_BORN_SEEN 0x80000000u /* in memory only: a BORN names it */
+struct tg_jrecs {
+	struct tg_jrec *v;
+	size_t n, cap;
+};
+int tg_jrecs_load(const struct tg_journal *j, struct tg_jrecs *s, bool aux);
+void tg_jrecs_clear(struct tg_jrecs *s);
+/* The lowest seq an interrupted restore already undid (its progress
+ * file), or UINT64_MAX: none. */
+uint64_t tg_journal_read_progress(const struct tg_journal *j);
+
+/* The state named by the len bytes at s, or -EBADMSG. */
+int tg_jstate_parse(const char *s, size_t len);

@@ -1,5 +1,8 @@
-/* journal/post.c — committed transactions as history: info files, the
- * post-state written at commit, and the read/undo API of journal.h.
+/* journal/post.c — what a run's dir keeps once the run is over, read
+ * back: the info file, the pre-images, the post-state written at commit
+ * and its comparison with the workspace now; and the sweep of dirs a crash
+ * left half-made. Which runs there are and what they mean is history's
+ * (history/runs.c).
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -10,6 +13,7 @@
 #include <unistd.h>
 
 #include "base/fs.h"
+#include "base/set.h"
 #include "journal_int.h"
 #include "tar.h"
 #include "base/util.h"
@@ -72,21 +76,12 @@ void tg_txinfo_clear(struct tg_txinfo *i)
 	free(i->id);
 	free(i->workspace);
 	free(i->command);
-	free(i->state);
 	free(i->tx);
 	memset(i, 0, sizeof(*i));
 }
 
-void tg_txinfo_free_all(struct tg_txinfo *v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		tg_txinfo_clear(&v[i]);
-	free(v);
-}
-
 static int info_set(struct tg_txinfo *o, const char *k, size_t kl, const char *v, size_t vl)
 {
-	static const char *const ck[5] = { "created", "modified", "deleted", "renamed", "metadata" };
 	char **s = NULL;
 	uint64_t *num = NULL;
 	if (kl == 2 && !memcmp(k, "id", 2))
@@ -95,8 +90,12 @@ static int info_set(struct tg_txinfo *o, const char *k, size_t kl, const char *v
 		s = &o->workspace;
 	else if (kl == 7 && !memcmp(k, "command", 7))
 		s = &o->command;
-	else if (kl == 5 && !memcmp(k, "state", 5))
-		s = &o->state;
+	else if (kl == 5 && !memcmp(k, "state", 5)) {
+		int st = tg_jstate_parse(v, vl);
+		if (st >= 0)
+			o->state = (enum tg_jstate)st;
+		return st < 0 ? st : 0;
+	}
 	else if (kl == 2 && !memcmp(k, "tx", 2))
 		s = &o->tx;
 	else if (kl == 10 && !memcmp(k, "started_ns", 10))
@@ -115,17 +114,22 @@ static int info_set(struct tg_txinfo *o, const char *k, size_t kl, const char *v
 	_cleanup_free_ char *val = tg_strndup(v, vl);
 	if (!val)
 		return -ENOMEM;
+	if (kl == 7 && !memcmp(k, "version", 7))
+		return strtoull(val, NULL, 10) == TG_JOURNAL_INFO_VERSION ? 0 : -EPROTO;
 	if (num)
 		*num = strtoull(val, NULL, 10);
-	for (int c = 0; c < 5; c++)
-		if (strlen(ck[c]) == kl && !memcmp(k, ck[c], kl))
+	for (int c = 0; c < TG_CHANGE_KIND_COUNT; c++) {
+		const char *name = tg_change_kind_name((enum tg_change_kind)c);
+		if (strlen(name) == kl && !memcmp(k, name, kl))
 			o->counts[c] = (size_t)strtoull(val, NULL, 10);
+	}
 	return 0;
 }
 
-int tg_info_parse(const char *text, size_t len, struct tg_txinfo *out)
+static int info_parse(const char *text, size_t len, struct tg_txinfo *out)
 {
 	memset(out, 0, sizeof(*out));
+	out->state = TG_JSTATE_COUNT; /* none yet */
 	const char *p = text, *end = text + len;
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -140,7 +144,7 @@ int tg_info_parse(const char *text, size_t len, struct tg_txinfo *out)
 		}
 		p = le + 1;
 	}
-	if (!out->id || !out->workspace || !out->state) {
+	if (!out->id || !out->workspace || out->state == TG_JSTATE_COUNT) {
 		tg_txinfo_clear(out);
 		return -EBADMSG;
 	}
@@ -149,7 +153,7 @@ int tg_info_parse(const char *text, size_t len, struct tg_txinfo *out)
 	return out->command ? 0 : -ENOMEM;
 }
 
-int tg_history_info(const char *state_dir, const char *id, struct tg_txinfo *out)
+int tg_journal_read_info(const char *state_dir, const char *id, struct tg_txinfo *out)
 {
 	_cleanup_free_ char *path = tg_asprintf("%s/txn/%s/info", state_dir, id);
 	if (!path)
@@ -157,72 +161,10 @@ int tg_history_info(const char *state_dir, const char *id, struct tg_txinfo *out
 	_cleanup_free_ char *text = NULL;
 	size_t len;
 	int e = tg_read_file(path, &text, &len, 1u << 20);
-	return e < 0 ? e : tg_info_parse(text, len, out);
+	return e < 0 ? e : info_parse(text, len, out);
 }
 
-static int by_newest(const void *a, const void *b)
-{
-	const struct tg_txinfo *x = a, *y = b;
-	if (x->started_ns != y->started_ns)
-		return x->started_ns < y->started_ns ? 1 : -1;
-	return -strcmp(x->id, y->id);
-}
-
-int tg_history_list(const char *state_dir, struct tg_txinfo **out, size_t *n)
-{
-	*out = NULL;
-	*n = 0;
-	_cleanup_free_ char *txn = tg_asprintf("%s/txn", state_dir);
-	if (!txn)
-		return -ENOMEM;
-	DIR *d = opendir(txn);
-	if (!d)
-		return errno == ENOENT ? 0 : -errno;
-	struct tg_txinfo *v = NULL;
-	size_t cnt = 0, cap = 0;
-	struct dirent *de;
-	int e = 0;
-	while ((de = readdir(d))) {
-		struct tg_txinfo i;
-		if (de->d_name[0] == '.' || tg_history_info(state_dir, de->d_name, &i) < 0)
-			continue; /* a dir being created or removed */
-		if (cnt == cap) {
-			cap = cap ? cap * 2 : 16;
-			struct tg_txinfo *nv = realloc(v, cap * sizeof(*nv));
-			if (!nv) {
-				tg_txinfo_clear(&i);
-				e = -ENOMEM;
-				break;
-			}
-			v = nv;
-		}
-		v[cnt++] = i;
-	}
-	closedir(d);
-	if (e < 0) {
-		tg_txinfo_free_all(v, cnt);
-		return e;
-	}
-	if (cnt)
-		qsort(v, cnt, sizeof(*v), by_newest);
-	*out = v;
-	*n = cnt;
-	return 0;
-}
-
-int tg_history_records(const char *state_dir, const char *id,
-                       int (*cb)(void *ud, const struct tg_jrec *r), void *ud)
-{
-	struct tg_journal *j;
-	int e = tg_journal_load(state_dir, id, &j);
-	if (e < 0)
-		return e;
-	e = tg_journal_foreach(j, cb, ud);
-	tg_journal_free(j);
-	return e;
-}
-
-int tg_history_preimage(const char *state_dir, const char *id, const struct tg_jrec *r, int fd)
+int tg_journal_preimage(const char *state_dir, const char *id, const struct tg_jrec *r, int fd)
 {
 	bool reflink = r->flags & TG_JREC_F_REFLINK;
 	if (r->kind != TG_JREC_CONTENT && r->kind != TG_JREC_SAVED)
@@ -254,38 +196,16 @@ int tg_history_preimage(const char *state_dir, const char *id, const struct tg_j
 
 /* ---- post-state: one line per journaled path, written at commit ---- */
 
-struct pathset {
-	char **v;
-	size_t n, cap;
-};
-
 struct collect {
-	struct pathset s;
+	struct tg_strset s;
 	int wsfd;
 };
-
-static int pathset_add(struct pathset *s, char *p)
-{
-	if (!p)
-		return -ENOMEM;
-	if (s->n == s->cap) {
-		s->cap = s->cap ? s->cap * 2 : 256;
-		char **nv = realloc(s->v, s->cap * sizeof(*nv));
-		if (!nv) {
-			free(p);
-			return -ENOMEM;
-		}
-		s->v = nv;
-	}
-	s->v[s->n++] = p;
-	return 0;
-}
 
 /* Everything under a directory the run created: undo removes it all, so a
  * file edited in there by hand since must be noticed too. */
 static int add_subtree_path(void *ud, const char *path)
 {
-	return pathset_add(ud, tg_strdup(path));
+	return tg_strset_add(ud, path) < 0 ? -ENOMEM : 0;
 }
 
 static int collect_paths(void *ud, const struct tg_jrec *r)
@@ -295,7 +215,7 @@ static int collect_paths(void *ud, const struct tg_jrec *r)
 		return 0;
 	for (int k = 0; k < 2; k++) {
 		const char *p = k ? r->path2 : r->path;
-		int e = p ? pathset_add(&c->s, tg_strdup(p)) : 0;
+		int e = p && tg_strset_add(&c->s, p) < 0 ? -ENOMEM : 0;
 		if (e < 0)
 			return e;
 	}
@@ -309,7 +229,7 @@ static int collect_paths(void *ud, const struct tg_jrec *r)
 
 static int cmp_str(const void *a, const void *b)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
 /* What identifies a path's state for "changed outside since?": presence,
@@ -341,9 +261,12 @@ int tg_journal_write_post(struct tg_journal *j)
 {
 	struct collect c = { .wsfd = j->wsfd };
 	int e = tg_journal_foreach(j, collect_paths, &c);
-	struct pathset s = c.s;
-	if (!e && s.n)
-		qsort(s.v, s.n, sizeof(*s.v), cmp_str);
+	size_t n = c.s.n;
+	_cleanup_free_ const char **v = e ? NULL : tg_strset_keys(&c.s);
+	if (!e && n && !v)
+		e = -ENOMEM;
+	if (!e && n)
+		qsort(v, n, sizeof(*v), cmp_str);
 	int fd = e ? -1 : openat(j->dirfd, "post", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (!e && fd < 0)
 		e = -errno;
@@ -351,10 +274,8 @@ int tg_journal_write_post(struct tg_journal *j)
 	struct tg_fs_dircache dc = { 0 };
 	char buf[1 << 16];
 	size_t used = 0;
-	for (size_t i = 0; !e && i < s.n; i++) {
-		if (i && !strcmp(s.v[i], s.v[i - 1]))
-			continue;
-		_cleanup_free_ char *line = state_line(j->wsfd, &dc, s.v[i]);
+	for (size_t i = 0; !e && i < n; i++) {
+		_cleanup_free_ char *line = state_line(j->wsfd, &dc, v[i]);
 		if (!line) {
 			e = -ENOMEM;
 			break;
@@ -378,19 +299,14 @@ int tg_journal_write_post(struct tg_journal *j)
 		e = -errno;
 	if (fd >= 0)
 		close(fd);
-	for (size_t i = 0; i < s.n; i++)
-		free(s.v[i]);
-	free(s.v);
+	tg_strset_clear(&c.s);
 	return e;
 }
 
-int tg_history_check(const char *state_dir, const char *id,
-                     int (*cb)(void *ud, const char *rel, bool changed), void *ud)
+int tg_journal_post_check(const struct tg_journal *j,
+                          int (*cb)(void *ud, const char *rel, bool changed), void *ud)
 {
-	struct tg_journal *j;
-	int e = tg_journal_load(state_dir, id, &j);
-	if (e < 0)
-		return e;
+	int e = 0;
 	_cleanup_free_ char *path = tg_asprintf("%s/post", j->dir);
 	_cleanup_free_ char *text = NULL;
 	size_t len = 0;
@@ -412,68 +328,7 @@ int tg_history_check(const char *state_dir, const char *id,
 		p = nl + 1;
 	}
 	tg_fs_dircache_clear(&dc);
-	tg_journal_free(j);
 	return e < 0 ? e : 0;
-}
-
-struct one_check {
-	const char *rel;
-	bool *changed;
-	bool found;
-};
-
-static int check_one(void *ud, const char *rel, bool changed)
-{
-	struct one_check *c = ud;
-	if (strcmp(rel, c->rel) != 0)
-		return 0;
-	*c->changed = changed;
-	c->found = true;
-	return 1;
-}
-
-int tg_history_changed_since(const char *state_dir, const char *id, const char *rel, bool *changed)
-{
-	struct one_check c = { rel, changed, false };
-	*changed = false;
-	int e = tg_history_check(state_dir, id, check_one, &c);
-	return e < 0 ? e : c.found ? 0 : -ENOENT;
-}
-
-static int any_changed(void *ud, const char *rel, bool changed)
-{
-	(void)rel;
-	if (changed)
-		*(bool *)ud = true;
-	return changed ? 1 : 0;
-}
-
-int tg_history_undo(const char *state_dir, const char *id, bool force)
-{
-	_cleanup_free_ char *lockp = tg_asprintf("%s/lock", state_dir);
-	if (!lockp)
-		return -ENOMEM;
-	_cleanup_close_ int lfd = open(lockp, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	if (lfd < 0)
-		return -errno;
-	if (flock(lfd, LOCK_EX | LOCK_NB) < 0)
-		return errno == EWOULDBLOCK ? -EBUSY : -errno;
-	struct tg_journal *j;
-	int e = tg_journal_load(state_dir, id, &j);
-	if (e < 0)
-		return e;
-	const char *st = tg_journal_state(j);
-	if (strcmp(st, "committed") != 0 && strcmp(st, "rolling-back") != 0)
-		e = -EINVAL;
-	bool changed = false;
-	if (!e && !force && !strcmp(st, "committed"))
-		e = tg_history_check(state_dir, id, any_changed, &changed);
-	if (!e && changed)
-		e = -ESTALE;
-	if (!e)
-		e = tg_journal_rollback(j, NULL, NULL);
-	tg_journal_free(j);
-	return e;
 }
 
 int tg_journal_sweep(const char *state_dir)

@@ -18,65 +18,22 @@
  * of its last record; the margin absorbs a loaded machine. */
 #define TG_EDIT_MARGIN_NS (5ull * 1000000000ull)
 
-struct recs {
-	struct tg_jrec *v;
-	size_t n, cap;
-};
-
-static int keep_rec(void *ud, const struct tg_jrec *r)
+/* Open run id's journal and read its records, and the lowest seq a
+ * restore already undid (UINT64_MAX: none; only an interrupted restore has
+ * undone any). On failure nothing is left to free. */
+static int load(const char *state_dir, const char *id, struct tg_journal **j, struct tg_jrecs *s,
+                uint64_t *done_from)
 {
-	struct recs *s = ud;
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 64;
-		struct tg_jrec *nv = realloc(s->v, cap * sizeof(*nv));
-		if (!nv)
-			return -ENOMEM;
-		s->v = nv;
-		s->cap = cap;
-	}
-	struct tg_jrec *c = &s->v[s->n];
-	*c = *r;
-	c->path = tg_strdup(r->path);
-	c->path2 = r->path2 ? tg_strdup(r->path2) : NULL;
-	c->aux = NULL;
-	c->aux_len = 0;
-	if (!c->path || (r->path2 && !c->path2)) {
-		tg_jrec_clear(c);
-		return -ENOMEM;
-	}
-	s->n++;
-	return 0;
-}
-
-static void recs_clear(struct recs *s)
-{
-	for (size_t i = 0; i < s->n; i++)
-		tg_jrec_clear(&s->v[i]);
-	free(s->v);
-}
-
-/* The records, BORN folded into CREATED (created nothing: CREATED with the
- * BORN flag and ino 0 is dropped), and the lowest seq a restore already
- * undid (UINT64_MAX: none). */
-static int load(struct tg_journal *j, struct recs *s, uint64_t *done_from)
-{
-	int e = tg_journal_foreach(j, keep_rec, s);
+	int e = tg_journal_load(state_dir, id, j);
 	if (e < 0)
 		return e;
-	for (size_t i = 0; i < s->n; i++) {
-		const struct tg_jrec *b = &s->v[i];
-		if (b->kind == TG_JREC_BORN && b->ref && b->ref <= s->n && s->v[b->ref - 1].kind == TG_JREC_CREATED) {
-			s->v[b->ref - 1].meta.ino = b->meta.ino;
-			s->v[b->ref - 1].ref = 1; /* in memory: a BORN record names it */
-		}
+	*done_from = tg_journal_state(*j) == TG_JSTATE_ROLLING_BACK ? tg_journal_read_progress(*j) : UINT64_MAX;
+	e = tg_jrecs_load(*j, s, false);
+	if (e < 0) {
+		tg_jrecs_clear(s);
+		tg_journal_free(*j);
 	}
-	*done_from = UINT64_MAX;
-	char buf[32] = { 0 };
-	_cleanup_close_ int fd = strcmp(tg_journal_state(j), "rolling-back") == 0
-	                       ? openat(j->dirfd, "progress", O_RDONLY | O_CLOEXEC) : -1;
-	if (fd >= 0 && read(fd, buf, sizeof(buf) - 1) >= 21)
-		*done_from = strtoull(buf, NULL, 10);
-	return 0;
+	return e;
 }
 
 static enum tg_step step_of(const struct tg_jrec *r, bool *skip)
@@ -84,7 +41,8 @@ static enum tg_step step_of(const struct tg_jrec *r, bool *skip)
 	*skip = false;
 	switch (r->kind) {
 	case TG_JREC_CREATED:
-		*skip = r->ref == 1 && r->meta.ino == 0; /* the call created nothing */
+		/* the call created nothing */
+		*skip = (r->flags & TG_JREC_F_BORN_SEEN) && r->meta.ino == 0;
 		return TG_STEP_REMOVE;
 	case TG_JREC_CONTENT: return TG_STEP_REWRITE;
 	case TG_JREC_META:
@@ -117,12 +75,11 @@ int tg_journal_preview(const char *state_dir, const char *id,
                        int (*cb)(void *ud, enum tg_step s, const char *path, const char *path2), void *ud)
 {
 	struct tg_journal *j;
-	int e = tg_journal_load(state_dir, id, &j);
+	struct tg_jrecs s = { 0 };
+	uint64_t done_from;
+	int e = load(state_dir, id, &j, &s, &done_from);
 	if (e < 0)
 		return e;
-	struct recs s = { 0 };
-	uint64_t done_from;
-	e = load(j, &s, &done_from);
 	for (size_t i = s.n; e == 0 && i-- > 0;) {
 		const struct tg_jrec *r = &s.v[i];
 		bool skip;
@@ -132,7 +89,7 @@ int tg_journal_preview(const char *state_dir, const char *id,
 		/* move back: from where it is now (path2) to where it was */
 		e = st == TG_STEP_MOVE_BACK ? cb(ud, st, r->path2, r->path) : cb(ud, st, r->path, NULL);
 	}
-	recs_clear(&s);
+	tg_jrecs_clear(&s);
 	tg_journal_free(j);
 	return e < 0 ? e : 0;
 }
@@ -182,12 +139,11 @@ static bool tree_edited(int dfd, uint64_t horizon)
 int tg_journal_edited_after(const char *state_dir, const char *id, int (*cb)(void *ud, const char *path), void *ud)
 {
 	struct tg_journal *j;
-	int e = tg_journal_load(state_dir, id, &j);
+	struct tg_jrecs s = { 0 };
+	uint64_t done_from;
+	int e = load(state_dir, id, &j, &s, &done_from);
 	if (e < 0)
 		return e;
-	struct recs s = { 0 };
-	uint64_t done_from;
-	e = load(j, &s, &done_from);
 	/* The journal's last write: its last record, or the last restore step. */
 	uint64_t last = mtime_ns(j->dirfd, "log"), p = mtime_ns(j->dirfd, "progress"),
 	         m = mtime_ns(j->dirfd, "remap");
@@ -225,7 +181,7 @@ int tg_journal_edited_after(const char *state_dir, const char *id, int (*cb)(voi
 				e = cb(ud, r->path);
 		}
 	}
-	recs_clear(&s);
+	tg_jrecs_clear(&s);
 	tg_journal_free(j);
 	return e < 0 ? e : 0;
 }

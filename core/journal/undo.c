@@ -54,8 +54,7 @@ struct undo {
 	struct remap *m;
 	size_t nm, capm;
 	int remapfd;
-	struct tg_jrec *v;
-	size_t n, cap;
+	struct tg_jrecs recs;  /* the records, BORN folded in */
 	struct deferred *d;
 	size_t nd, capd;
 	uint64_t *known;   /* sorted (dev, ino) pairs: objects older than the run */
@@ -75,53 +74,76 @@ struct undo {
 	size_t ngroups;
 };
 
-static int load_cb(void *ud, const struct tg_jrec *r)
+struct jrecs_load {
+	struct tg_jrecs *s;
+	bool aux;
+};
+
+static int keep_rec(void *ud, const struct tg_jrec *r)
 {
-	struct undo *u = ud;
-	if (u->n == u->cap) {
-		size_t cap = u->cap ? u->cap * 2 : 256;
-		struct tg_jrec *nv = realloc(u->v, cap * sizeof(*nv));
+	struct jrecs_load *l = ud;
+	struct tg_jrecs *s = l->s;
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 256;
+		struct tg_jrec *nv = realloc(s->v, cap * sizeof(*nv));
 		if (!nv)
 			return -ENOMEM;
-		u->v = nv;
-		u->cap = cap;
+		s->v = nv;
+		s->cap = cap;
 	}
-	struct tg_jrec *c = &u->v[u->n];
+	struct tg_jrec *c = &s->v[s->n];
 	*c = *r;
 	c->path = tg_strdup(r->path);
 	c->path2 = r->path2 ? tg_strdup(r->path2) : NULL;
 	c->aux = NULL;
-	if (r->aux_len) {
+	if (l->aux && r->aux_len) {
 		c->aux = malloc(r->aux_len + 1); /* a symlink target is used as a string */
 		if (c->aux) {
 			memcpy(c->aux, r->aux, r->aux_len);
 			c->aux[r->aux_len] = '\0';
 		}
 	}
-	if (!c->path || (r->path2 && !c->path2) || (r->aux_len && !c->aux)) {
+	if (!l->aux)
+		c->aux_len = 0;
+	if (!c->path || (r->path2 && !c->path2) || (c->aux_len && !c->aux)) {
 		tg_jrec_clear(c);
 		return -ENOMEM;
 	}
-	u->n++;
+	s->n++;
 	return 0;
 }
 
 /* Fold BORN identities into their CREATED records (meta.ino != 0: known). */
-#define TG_JREC_F_BORN_SEEN 0x80000000u /* in memory only: a BORN names it */
-
-static void fold_born(struct undo *u)
+static void fold_born(struct tg_jrecs *s)
 {
-	for (size_t i = 0; i < u->n; i++) {
-		const struct tg_jrec *b = &u->v[i];
-		if (b->kind != TG_JREC_BORN || b->ref == 0 || b->ref > u->n)
+	for (size_t i = 0; i < s->n; i++) {
+		const struct tg_jrec *b = &s->v[i];
+		if (b->kind != TG_JREC_BORN || b->ref == 0 || b->ref > s->n)
 			continue;
-		struct tg_jrec *c = &u->v[b->ref - 1];
+		struct tg_jrec *c = &s->v[b->ref - 1];
 		if (c->seq == b->ref && c->kind == TG_JREC_CREATED) {
 			c->meta.dev = b->meta.dev;
 			c->meta.ino = b->meta.ino;
 			c->flags |= TG_JREC_F_BORN_SEEN;
 		}
 	}
+}
+
+int tg_jrecs_load(const struct tg_journal *j, struct tg_jrecs *s, bool aux)
+{
+	struct jrecs_load l = { s, aux };
+	int e = tg_journal_foreach(j, keep_rec, &l);
+	if (!e)
+		fold_born(s);
+	return e;
+}
+
+void tg_jrecs_clear(struct tg_jrecs *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		tg_jrec_clear(&s->v[i]);
+	free(s->v);
+	memset(s, 0, sizeof(*s));
 }
 
 static bool remap_push(struct undo *u, const struct remap *r)
@@ -178,20 +200,12 @@ static void remap_import_file(struct undo *u, const char *path)
 			break;
 }
 
-static void remap_import_newer(struct undo *u)
+static void remap_import_newer(struct undo *u, const char *const *newer)
 {
-	struct tg_txinfo *v;
-	size_t n;
-	if (tg_history_list(u->j->state_dir, &v, &n) < 0)
-		return;
-	for (size_t i = n; i-- > 0;) { /* oldest first: later hops come later */
-		if (v[i].started_ns <= u->j->info.started_ns || strcmp(v[i].id, u->j->info.id) == 0 ||
-		    (strcmp(v[i].state, "undone") != 0 && strcmp(v[i].state, "rolling-back") != 0))
-			continue;
-		_cleanup_free_ char *p = tg_asprintf("%s/txn/%s/remap", u->j->state_dir, v[i].id);
+	for (size_t i = 0; newer && newer[i]; i++) {
+		_cleanup_free_ char *p = tg_asprintf("%s/txn/%s/remap", u->j->state_dir, newer[i]);
 		remap_import_file(u, p);
 	}
-	tg_txinfo_free_all(v, n);
 	/* Rolled-back runs are gone, but what their restores recreated (a
 	 * directory this run captured, removed and put back by a failed run)
 	 * is kept in the state dir's own remap. */
@@ -260,9 +274,7 @@ static void undo_clear(struct undo *u)
 	free(u->m);
 	if (u->remapfd >= 0)
 		close(u->remapfd);
-	for (size_t i = 0; i < u->n; i++)
-		tg_jrec_clear(&u->v[i]);
-	free(u->v);
+	tg_jrecs_clear(&u->recs);
 	for (size_t i = 0; i < u->nd; i++)
 		free(u->d[i].path);
 	free(u->d);
@@ -385,12 +397,12 @@ static int cmp_id(const void *a, const void *b)
  * before its call: sorted pairs for bsearch. */
 static int build_known(struct undo *u)
 {
-	u->known = malloc((u->n + 1) * 2 * sizeof(uint64_t));
-	u->freed = malloc((u->n + 1) * 2 * sizeof(uint64_t));
+	u->known = malloc((u->recs.n + 1) * 2 * sizeof(uint64_t));
+	u->freed = malloc((u->recs.n + 1) * 2 * sizeof(uint64_t));
 	if (!u->known || !u->freed)
 		return -ENOMEM;
-	for (size_t i = 0; i < u->n; i++) {
-		const struct tg_jrec *r = &u->v[i];
+	for (size_t i = 0; i < u->recs.n; i++) {
+		const struct tg_jrec *r = &u->recs.v[i];
 		if (r->kind == TG_JREC_CREATED || r->kind == TG_JREC_BORN || !r->meta.ino)
 			continue;
 		u->known[2 * u->nknown] = r->meta.dev;
@@ -407,8 +419,8 @@ static int build_known(struct undo *u)
 	/* Born objects (BORN identities) come and go: a record describing one
 	 * (a rename of a born file) says nothing of an original, and its
 	 * number may have been freed and reused since. */
-	for (size_t i = 0; i < u->n; i++) {
-		const struct tg_jrec *r = &u->v[i];
+	for (size_t i = 0; i < u->recs.n; i++) {
+		const struct tg_jrec *r = &u->recs.v[i];
 		if (r->kind != TG_JREC_CREATED || !r->meta.ino)
 			continue;
 		u->freed[2 * u->nfreed] = r->meta.dev;
@@ -699,13 +711,13 @@ static int find_ino(int dfd, const char *rel, const struct stat *skip, uint64_t 
 static int build_groups(struct undo *u)
 {
 	size_t n = 0;
-	for (size_t i = 0; i < u->n; i++)
-		n += u->v[i].kind != TG_JREC_CREATED && u->v[i].kind != TG_JREC_BORN && u->v[i].meta.nlink > 1;
+	for (size_t i = 0; i < u->recs.n; i++)
+		n += u->recs.v[i].kind != TG_JREC_CREATED && u->recs.v[i].kind != TG_JREC_BORN && u->recs.v[i].meta.nlink > 1;
 	u->groups = calloc(n + 1, 4 * sizeof(uint64_t));
 	if (!u->groups)
 		return -ENOMEM;
-	for (size_t i = 0; i < u->n; i++) {
-		const struct tg_jrec *r = &u->v[i];
+	for (size_t i = 0; i < u->recs.n; i++) {
+		const struct tg_jrec *r = &u->recs.v[i];
 		if (r->kind == TG_JREC_CREATED || r->kind == TG_JREC_BORN || r->meta.nlink < 2)
 			continue;
 		uint64_t *g = &u->groups[4 * u->ngroups++];
@@ -718,8 +730,8 @@ static int build_groups(struct undo *u)
 		if (!w || cmp_id(&u->groups[4 * (w - 1)], &u->groups[4 * i]) != 0)
 			memmove(&u->groups[4 * w++], &u->groups[4 * i], 4 * sizeof(uint64_t));
 	u->ngroups = w;
-	for (size_t i = 0; i < u->n; i++) {
-		const struct tg_jrec *r = &u->v[i];
+	for (size_t i = 0; i < u->recs.n; i++) {
+		const struct tg_jrec *r = &u->recs.v[i];
 		uint64_t key[2] = { r->meta.dev, r->meta.ino };
 		uint64_t *g = r->kind == TG_JREC_CREATED || r->kind == TG_JREC_BORN || !u->ngroups ? NULL
 		            : bsearch(key, u->groups, u->ngroups, 4 * sizeof(uint64_t), cmp_id);
@@ -751,9 +763,9 @@ static bool group_may_live(const struct undo *u, const struct tg_jmeta *m)
 	uint64_t key[2] = { m->dev, m->ino };
 	if (u->nfreed && bsearch(key, u->freed, u->nfreed, 2 * sizeof(uint64_t), cmp_id)) {
 		size_t born = 0; /* RMDIR/SAVED free numbers too: only born ones disqualify */
-		for (size_t i = 0; i < u->n; i++)
-			born += u->v[i].kind == TG_JREC_CREATED && u->v[i].meta.ino == m->ino &&
-			        u->v[i].meta.dev == m->dev;
+		for (size_t i = 0; i < u->recs.n; i++)
+			born += u->recs.v[i].kind == TG_JREC_CREATED && u->recs.v[i].meta.ino == m->ino &&
+			        u->recs.v[i].meta.dev == m->dev;
 		if (born)
 			return false;
 	}
@@ -876,19 +888,29 @@ static int undo_renamed(struct undo *u, const struct tg_jrec *r)
 	return renameat2(pb, lb, pa, la, flags) < 0 ? -errno : 0;
 }
 
+static int undo_meta(struct undo *u, const struct tg_jrec *r)
+{
+	return apply_meta(u, r->path, &r->meta, r->aux, r->aux_len, r->flags & TG_JREC_F_XALL);
+}
+
+/* The restore step of each record kind; NULL: nothing to undo (BORN only
+ * tells what a CREATED made). */
+static int (*const undo_by_kind[])(struct undo *u, const struct tg_jrec *r) = {
+	[TG_JREC_CREATED] = undo_created,
+	[TG_JREC_BORN] = NULL,
+	[TG_JREC_CONTENT] = undo_content,
+	[TG_JREC_META] = undo_meta,
+	[TG_JREC_STASHED] = undo_stashed,
+	[TG_JREC_RMDIR] = undo_rmdir,
+	[TG_JREC_RENAMED] = undo_renamed,
+	[TG_JREC_SAVED] = undo_saved,
+};
+_Static_assert(TG_ARRAY_SIZE(undo_by_kind) == TG_JREC_KIND_COUNT, "an undo step for every record kind");
+
 static int undo_one(struct undo *u, const struct tg_jrec *r)
 {
-	switch (r->kind) {
-	case TG_JREC_CREATED: return undo_created(u, r);
-	case TG_JREC_CONTENT: return undo_content(u, r);
-	case TG_JREC_META: return apply_meta(u, r->path, &r->meta, r->aux, r->aux_len, r->flags & TG_JREC_F_XALL);
-	case TG_JREC_STASHED: return undo_stashed(u, r);
-	case TG_JREC_RMDIR: return undo_rmdir(u, r);
-	case TG_JREC_SAVED: return undo_saved(u, r);
-	case TG_JREC_RENAMED: return undo_renamed(u, r);
-	case TG_JREC_BORN: return 0;
-	}
-	return 0;
+	bool known = (unsigned)r->kind < TG_JREC_KIND_COUNT; /* the decoder saw to it */
+	return known && undo_by_kind[r->kind] ? undo_by_kind[r->kind](u, r) : 0;
 }
 
 /* The deferred list of directory times, built the same way whether the step
@@ -901,7 +923,7 @@ static void dry_one(struct undo *u, const struct tg_jrec *r)
 		defer_times(u, r->path, &r->meta);
 }
 
-static uint64_t read_progress(struct tg_journal *j)
+uint64_t tg_journal_read_progress(const struct tg_journal *j)
 {
 	char buf[32] = { 0 };
 	_cleanup_close_ int fd = openat(j->dirfd, "progress", O_RDONLY | O_CLOEXEC);
@@ -981,15 +1003,15 @@ static int cmp_u64(const void *a, const void *b)
 static int check_stash(struct undo *u)
 {
 	size_t nb = 0;
-	_cleanup_free_ uint64_t *born = malloc((u->n + 1) * sizeof(*born));
+	_cleanup_free_ uint64_t *born = malloc((u->recs.n + 1) * sizeof(*born));
 	if (!born)
 		return -ENOMEM;
-	for (size_t i = 0; i < u->n; i++)
-		if (u->v[i].kind == TG_JREC_CREATED && u->v[i].meta.ino)
-			born[nb++] = u->v[i].meta.ino;
+	for (size_t i = 0; i < u->recs.n; i++)
+		if (u->recs.v[i].kind == TG_JREC_CREATED && u->recs.v[i].meta.ino)
+			born[nb++] = u->recs.v[i].meta.ino;
 	qsort(born, nb, sizeof(*born), cmp_u64);
-	for (size_t i = 0; i < u->n; i++) {
-		const struct tg_jrec *r = &u->v[i];
+	for (size_t i = 0; i < u->recs.n; i++) {
+		const struct tg_jrec *r = &u->recs.v[i];
 		char name[32];
 		struct stat st;
 		if (r->kind != TG_JREC_STASHED || (r->flags & TG_JREC_F_BORN))
@@ -1010,8 +1032,8 @@ static int check_stash(struct undo *u)
  * as history, so its links are dropped here, before it is marked undone. */
 static void drop_stash_links(struct undo *u)
 {
-	for (size_t i = 0; i < u->n; i++) {
-		const struct tg_jrec *r = &u->v[i];
+	for (size_t i = 0; i < u->recs.n; i++) {
+		const struct tg_jrec *r = &u->recs.v[i];
 		char name[32];
 		if (r->kind != TG_JREC_STASHED)
 			continue;
@@ -1025,9 +1047,9 @@ static void drop_stash_links(struct undo *u)
 
 static uint64_t first_step(const struct undo *u, uint64_t done_from)
 {
-	for (size_t i = u->n; i-- > 0;)
-		if (u->v[i].seq < done_from)
-			return u->v[i].seq;
+	for (size_t i = u->recs.n; i-- > 0;)
+		if (u->recs.v[i].seq < done_from)
+			return u->recs.v[i].seq;
 	return 0;
 }
 
@@ -1035,8 +1057,8 @@ static void walk(struct undo *u, uint64_t done_from, void (*progress)(void *, si
 {
 	size_t since = 0;
 	bool frozen = false;
-	for (size_t i = u->n; i-- > 0;) {
-		const struct tg_jrec *r = &u->v[i];
+	for (size_t i = u->recs.n; i-- > 0;) {
+		const struct tg_jrec *r = &u->recs.v[i];
 		if (r->seq >= done_from) {
 			dry_one(u, r);
 			continue;
@@ -1062,26 +1084,31 @@ static void walk(struct undo *u, uint64_t done_from, void (*progress)(void *, si
 		if (sync)
 			since = 0;
 		if (progress)
-			progress(ud, u->n - i, u->n);
+			progress(ud, u->recs.n - i, u->recs.n);
 	}
 }
 
 int tg_journal_rollback(struct tg_journal *j, void (*progress)(void *ud, size_t done, size_t total), void *ud)
 {
+	return tg_journal_rollback_after(j, NULL, progress, ud);
+}
+
+int tg_journal_rollback_after(struct tg_journal *j, const char *const *newer,
+                              void (*progress)(void *ud, size_t done, size_t total), void *ud)
+{
 	struct undo u = { .j = j, .tarfd = -1, .remapfd = -1, .progfd = -1 };
 	bool was_committed = j->info.ended_ns != 0;
-	u.replay = !strcmp(tg_journal_state(j), "rolling-back");
+	u.replay = tg_journal_state(j) == TG_JSTATE_ROLLING_BACK;
 	tg_journal_drop_reserve(j); /* the room info.tmp, progress and remap need */
-	int e = tg_journal_set_state(j, "rolling-back");
+	int e = tg_journal_set_state(j, TG_JSTATE_ROLLING_BACK);
 	if (!e)
-		e = tg_journal_foreach(j, load_cb, &u);
+		e = tg_jrecs_load(j, &u.recs, true);
 	if (e < 0) {
 		undo_clear(&u);
 		return e;
 	}
-	fold_born(&u);
 	if (was_committed)
-		remap_import_newer(&u);
+		remap_import_newer(&u, newer);
 	remap_load(&u);
 	e = build_known(&u);
 	if (!e)
@@ -1095,7 +1122,7 @@ int tg_journal_rollback(struct tg_journal *j, void (*progress)(void *ud, size_t 
 		undo_clear(&u);
 		return e;
 	}
-	uint64_t done_from = read_progress(j);
+	uint64_t done_from = tg_journal_read_progress(j);
 	/* The first step to run was in flight when a restore was interrupted,
 	 * unless that restore ran it to a failure. */
 	u.in_flight = u.replay && !marked(&u, TG_MARK_FAILED, first_step(&u, done_from));
@@ -1111,5 +1138,5 @@ int tg_journal_rollback(struct tg_journal *j, void (*progress)(void *ud, size_t 
 	undo_clear(&u);
 	if (e < 0)
 		return e;
-	return tg_journal_set_state(j, was_committed ? "undone" : "rolled-back");
+	return tg_journal_set_state(j, was_committed ? TG_JSTATE_UNDONE : TG_JSTATE_ROLLED_BACK);
 }

@@ -23,128 +23,24 @@
 #include <unistd.h>
 
 #include "journal/journal.h"
+#include "history/history.h"
 #include "base/fs.h"
 #include "base/path.h"
+#include "base/set.h"
 #include "base/util.h"
 
 #define TG_HISTORY_RUNS 50
 #define TG_HISTORY_BYTES (1ull << 30)
 
-/* ---- a small open-addressing set of (dev, ino) ---- */
-
-struct idset {
-	uint64_t *k;         /* pairs: dev, ino; ino 0 = empty */
-	size_t cap, n;
-};
-
-static size_t id_hash(uint64_t dev, uint64_t ino, size_t cap)
+/* Has st's inode been seen (content, meta, born, ...)? */
+static bool idset_has(const struct tg_idset *s, const struct stat *st)
 {
-	uint64_t h = (ino * 0x9e3779b97f4a7c15ull) ^ (dev * 0xc2b2ae3d27d4eb4full);
-	return (size_t)(h >> 17) & (cap - 1);
+	return tg_idset_has(s, st->st_dev, st->st_ino);
 }
 
-static bool idset_has(const struct idset *s, const struct stat *st)
+static int idset_add(struct tg_idset *s, uint64_t dev, uint64_t ino)
 {
-	if (!s->cap)
-		return false;
-	for (size_t i = id_hash(st->st_dev, st->st_ino, s->cap);; i = (i + 1) & (s->cap - 1)) {
-		if (s->k[2 * i + 1] == 0)
-			return false;
-		if (s->k[2 * i] == st->st_dev && s->k[2 * i + 1] == st->st_ino)
-			return true;
-	}
-}
-
-static int idset_put_raw(struct idset *s, uint64_t dev, uint64_t ino)
-{
-	for (size_t i = id_hash(dev, ino, s->cap);; i = (i + 1) & (s->cap - 1)) {
-		if (s->k[2 * i + 1] == 0) {
-			s->k[2 * i] = dev;
-			s->k[2 * i + 1] = ino;
-			s->n++;
-			return 0;
-		}
-		if (s->k[2 * i] == dev && s->k[2 * i + 1] == ino)
-			return 0;
-	}
-}
-
-static int idset_add(struct idset *s, uint64_t dev, uint64_t ino)
-{
-	if (ino == 0)
-		return 0;
-	if ((s->n + 1) * 2 > s->cap) {
-		struct idset ns = { calloc(2 * (s->cap ? s->cap * 2 : 256), sizeof(uint64_t)),
-		                    s->cap ? s->cap * 2 : 256, 0 };
-		if (!ns.k)
-			return -ENOMEM;
-		for (size_t i = 0; i < s->cap; i++)
-			if (s->k[2 * i + 1])
-				idset_put_raw(&ns, s->k[2 * i], s->k[2 * i + 1]);
-		free(s->k);
-		*s = ns;
-	}
-	return idset_put_raw(s, dev, ino);
-}
-
-/* ---- a set of strings (paths) ---- */
-
-struct strset {
-	char **k;
-	size_t cap, n;
-};
-
-
-static bool strset_has(const struct strset *s, const char *key)
-{
-	if (!s->cap)
-		return false;
-	for (size_t i = (size_t)tg_hash_str(key) & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
-		if (!s->k[i])
-			return false;
-		if (!strcmp(s->k[i], key))
-			return true;
-	}
-}
-
-static void strset_put_raw(struct strset *s, char *key)
-{
-	for (size_t i = (size_t)tg_hash_str(key) & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
-		if (!s->k[i]) {
-			s->k[i] = key;
-			s->n++;
-			return;
-		}
-	}
-}
-
-static int strset_add(struct strset *s, const char *key)
-{
-	if (strset_has(s, key))
-		return 0;
-	if ((s->n + 1) * 2 > s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 64;
-		struct strset ns = { calloc(cap, sizeof(char *)), cap, 0 };
-		if (!ns.k)
-			return -ENOMEM;
-		for (size_t i = 0; i < s->cap; i++)
-			if (s->k[i])
-				strset_put_raw(&ns, s->k[i]);
-		free(s->k);
-		*s = ns;
-	}
-	char *k = tg_strdup(key);
-	if (!k)
-		return -ENOMEM;
-	strset_put_raw(s, k);
-	return 0;
-}
-
-static void strset_free(struct strset *s)
-{
-	for (size_t i = 0; i < s->cap; i++)
-		free(s->k[i]);
-	free(s->k);
+	return tg_idset_add(s, dev, ino) < 0 ? -ENOMEM : 0;
 }
 
 /* ---- the transaction ---- */
@@ -169,15 +65,15 @@ struct tg_txn {
 	int lockfd;
 	struct tg_journal *j;
 	uint64_t max_runs, max_bytes;
-	struct idset content;    /* content (and metadata) already saved */
-	struct idset meta;       /* metadata already saved */
-	struct idset born;       /* created by this transaction: nothing to save */
-	struct strset vacated;   /* names a restore must be able to put back, as
+	struct tg_idset content; /* content (and metadata) already saved */
+	struct tg_idset meta;    /* metadata already saved */
+	struct tg_idset born;    /* created by this transaction: nothing to save */
+	struct tg_strset vacated; /* names a restore must be able to put back, as
 	                          * "dev:ino/leaf" of their directory: the
 	                          * directory may move (and keep its entries) */
-	struct idset moved;      /* objects not born here that a rename moved */
-	struct idset pinned;     /* born, but an exchange's undo needs them in place */
-	struct idset removed;    /* originals that lost a name: kept by the journal */
+	struct tg_idset moved;   /* objects not born here that a rename moved */
+	struct tg_idset pinned;  /* born, but an exchange's undo needs them in place */
+	struct tg_idset removed; /* originals that lost a name: kept by the journal */
 	struct pending *pend;    /* creations whose object is not known yet */
 	size_t npend, cappend;
 	pid_t tid;               /* the thread whose call is being journaled */
@@ -185,7 +81,7 @@ struct tg_txn {
 	bool finished;
 	bool counts_valid;       /* counts of the last tg_txn_changes after the end */
 	uint64_t counts_seq;     /* ... at this last journal record */
-	size_t counts[5];
+	size_t counts[TG_CHANGE_KIND_COUNT];
 	pid_t owner;             /* the process that opened it (not a forked child) */
 	int recovered;           /* interrupted transactions tg_txn_open restored */
 	bool join;               /* a member of a multi-command transaction */
@@ -260,27 +156,31 @@ static int recover_locked(const char *state_dir, int *recovered, bool force)
 	size_t n;
 	int e = tg_journal_sweep(state_dir);
 	if (!e)
-		e = tg_history_list(state_dir, &v, &n);
+		e = tg_run_list(state_dir, &v, &n);
 	if (e < 0)
 		return e;
 	for (size_t i = 0; i < n && !e; i++) {
-		const char *st = v[i].state;
-		if (!strcmp(st, "rolled-back")) {
+		enum tg_jstate st = v[i].state;
+		if (st == TG_JSTATE_ROLLED_BACK) {
 			e = tg_journal_remove_dir(state_dir, v[i].id);
 			continue;
 		}
-		if (strcmp(st, "open") != 0 && strcmp(st, "rolling-back") != 0)
+		if (st != TG_JSTATE_OPEN && st != TG_JSTATE_ROLLING_BACK)
 			continue;
 		size_t edits = 0;
 		if (!force && (e = tg_journal_edited_after(state_dir, v[i].id, count_edit, &edits)) == 0 && edits)
 			e = -ESTALE;
 		if (e < 0)
 			break;
+		/* An interrupted undo of a committed run goes on after the newer
+		 * runs undone before it (ignored by a live run's rollback). */
+		_cleanup_strv_ char **newer = NULL;
+		(void)tg_run_newer_undone(state_dir, v[i].id, &newer);
 		struct tg_journal *j;
 		e = tg_journal_load(state_dir, v[i].id, &j);
 		if (!e)
-			e = tg_journal_rollback(j, NULL, NULL);
-		bool remove = !e && !strcmp(tg_journal_state(j), "rolled-back");
+			e = tg_journal_rollback_after(j, (const char *const *)newer, NULL, NULL);
+		bool remove = !e && tg_journal_state(j) == TG_JSTATE_ROLLED_BACK;
 		tg_journal_free(j);
 		if (remove)
 			e = tg_journal_remove_dir(state_dir, v[i].id);
@@ -347,13 +247,13 @@ void tg_txn_free(struct tg_txn *t)
 	tg_journal_free(t->j);
 	if (t->lockfd >= 0)
 		close(t->lockfd);
-	free(t->content.k);
-	free(t->meta.k);
-	free(t->born.k);
-	free(t->pinned.k);
-	free(t->removed.k);
-	free(t->moved.k);
-	strset_free(&t->vacated);
+	tg_idset_clear(&t->content);
+	tg_idset_clear(&t->meta);
+	tg_idset_clear(&t->born);
+	tg_idset_clear(&t->pinned);
+	tg_idset_clear(&t->removed);
+	tg_idset_clear(&t->moved);
+	tg_strset_clear(&t->vacated);
 	for (size_t i = 0; i < t->npend; i++)
 		free(t->pend[i].rel);
 	free(t->pend);
@@ -635,14 +535,16 @@ static char *entry_key(struct tg_txn *t, const char *rel, struct stat *parent)
 static int vacate(struct tg_txn *t, const char *rel)
 {
 	_cleanup_free_ char *key = entry_key(t, rel, NULL);
-	return key ? strset_add(&t->vacated, key) : 0; /* no parent: nothing to put back there */
+	if (!key)
+		return 0; /* no parent: nothing to put back there */
+	return tg_strset_add(&t->vacated, key) < 0 ? -ENOMEM : 0;
 }
 
 static bool skip_created(struct tg_txn *t, const char *rel)
 {
 	struct stat parent;
 	_cleanup_free_ char *key = strchr(rel, '/') ? entry_key(t, rel, &parent) : NULL;
-	return key && idset_has(&t->born, &parent) && !strset_has(&t->vacated, key);
+	return key && idset_has(&t->born, &parent) && !tg_strset_has(&t->vacated, key);
 }
 
 static int pend_room(struct tg_txn *t)
@@ -1131,12 +1033,12 @@ static int prune_history(struct tg_txn *t)
 {
 	struct tg_txinfo *v;
 	size_t n;
-	int e = tg_history_list(t->state_dir, &v, &n);
+	int e = tg_run_list(t->state_dir, &v, &n);
 	if (e < 0)
 		return e;
 	uint64_t runs = 0, bytes = 0;
 	for (size_t i = 0; i < n && !e; i++) {
-		if (strcmp(v[i].state, "committed") != 0 && strcmp(v[i].state, "undone") != 0)
+		if (v[i].state != TG_JSTATE_COMMITTED && v[i].state != TG_JSTATE_UNDONE)
 			continue;
 		runs++;
 		bytes += v[i].journal_bytes;
@@ -1160,14 +1062,6 @@ void tg_txn_collect(struct tg_txn *t)
 		(void)tg_journal_gc_spawn(t->state_dir);
 	if (t)
 		t->trash = false;
-}
-
-static bool no_change(const size_t counts[5])
-{
-	for (int k = 0; k < 5; k++)
-		if (counts[k])
-			return false;
-	return true;
 }
 
 void tg_txn_end(struct tg_txn *t)
@@ -1194,7 +1088,7 @@ int tg_txn_commit(struct tg_txn *t)
 	/* Records, but no change (a temporary file made and removed): no
 	 * history entry either. A member of a multi-command transaction is
 	 * kept, its transaction names it. */
-	if (!t->join && no_change(t->counts)) {
+	if (!t->join && tg_changes_none(t->counts)) {
 		int d = tg_journal_remove_dir(t->state_dir, tg_journal_id(t->j));
 		t->finished = d == 0;
 		return d;

@@ -130,28 +130,28 @@ Test(history_find, ids_prefixes_last)
 	                  "20261130T160000.000-bbbbbc" };
 	for (int i = 0; i < 3; i++)
 		infos[i].id = names[i];
-	struct tg_hist h = { .v = infos, .n = 3 };
+	struct tg_history h = { .v = infos, .n = 3 };
 	size_t at = 99;
-	cr_assert_eq(tg_hist_find(&h, "last", &at), 0);
+	cr_assert_eq(tg_history_find(&h, "last", &at), 0);
 	cr_assert_eq(at, 0);
-	cr_assert_eq(tg_hist_find(&h, NULL, &at), 0);
+	cr_assert_eq(tg_history_find(&h, NULL, &at), 0);
 	cr_assert_eq(at, 0);
-	cr_assert_eq(tg_hist_find(&h, names[2], &at), 0);
+	cr_assert_eq(tg_history_find(&h, names[2], &at), 0);
 	cr_assert_eq(at, 2);
-	cr_assert_eq(tg_hist_find(&h, "20261130T17", &at), 0);
+	cr_assert_eq(tg_history_find(&h, "20261130T17", &at), 0);
 	cr_assert_eq(at, 0);
-	cr_assert_eq(tg_hist_find(&h, "20261130T16", &at), -EEXIST);
-	cr_assert_eq(tg_hist_find(&h, "202", &at), -EEXIST); /* any length: ambiguous here */
-	cr_assert_eq(tg_hist_find(&h, "nope", &at), -ENOENT);
+	cr_assert_eq(tg_history_find(&h, "20261130T16", &at), -EEXIST);
+	cr_assert_eq(tg_history_find(&h, "202", &at), -EEXIST); /* any length: ambiguous here */
+	cr_assert_eq(tg_history_find(&h, "nope", &at), -ENOENT);
 	/* The random suffix, or a unique prefix of it. */
-	cr_assert_eq(tg_hist_find(&h, "aaaaaa", &at), 0);
+	cr_assert_eq(tg_history_find(&h, "aaaaaa", &at), 0);
 	cr_assert_eq(at, 0);
-	cr_assert_eq(tg_hist_find(&h, "aa", &at), 0);
+	cr_assert_eq(tg_history_find(&h, "aa", &at), 0);
 	cr_assert_eq(at, 0);
-	cr_assert_eq(tg_hist_find(&h, "bbbbbc", &at), 0);
+	cr_assert_eq(tg_history_find(&h, "bbbbbc", &at), 0);
 	cr_assert_eq(at, 2);
-	cr_assert_eq(tg_hist_find(&h, "bbbbb", &at), -EEXIST);
-	cr_assert_eq(tg_hist_find(&h, "", &at), -ENOENT);
-	struct tg_hist empty = { 0 };
-	cr_assert_eq(tg_hist_find(&empty, "last", &at), -ENOENT);
+	cr_assert_eq(tg_history_find(&h, "bbbbb", &at), -EEXIST);
+	cr_assert_eq(tg_history_find(&h, "", &at), -ENOENT);
+	struct tg_history empty = { 0 };
+	cr_assert_eq(tg_history_find(&empty, "last", &at), -ENOENT);
 }

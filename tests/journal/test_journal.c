@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "journal/journal.h"
+#include "history/history.h"
 #include "base/fs.h"
 #include "journal/tar.h"
 #include "txn/txn.h"
@@ -238,7 +239,7 @@ Test(journal, commit_without_change_leaves_no_history)
 	t = NULL;
 	struct tg_txinfo *v;
 	size_t n;
-	cr_assert_eq(tg_history_list(sd, &v, &n), 0);
+	cr_assert_eq(tg_run_list(sd, &v, &n), 0);
 	cr_assert_eq(n, 0);
 	open_txn();
 	cr_assert_eq(before(TG_OP_OPEN, "tmp", NULL, O_WRONLY | O_CREAT), 0);
@@ -255,9 +256,9 @@ Test(journal, commit_without_change_leaves_no_history)
 	cr_assert_eq(before(TG_OP_UNLINK, "kept", NULL, 0), 0);
 	cr_assert_eq(unlink(P("kept")), 0);
 	cr_assert_eq(tg_txn_commit(t), 0);
-	cr_assert_eq(tg_history_list(sd, &v, &n), 0);
+	cr_assert_eq(tg_run_list(sd, &v, &n), 0);
 	cr_assert_eq(n, 1, "a change is history");
-	cr_assert_str_eq(v[0].state, "committed");
+	cr_assert_str_eq(tg_jstate_name(v[0].state), "committed");
 	cr_assert_eq(v[0].counts[2], 1);
 	tg_txinfo_free_all(v, n);
 }
@@ -831,29 +832,29 @@ Test(journal, changes_commit_history_and_undo)
 
 	struct tg_txinfo *v;
 	size_t n;
-	cr_assert_eq(tg_history_list(sd, &v, &n), 0);
+	cr_assert_eq(tg_run_list(sd, &v, &n), 0);
 	cr_assert_eq(n, 1);
 	cr_assert_str_eq(v[0].id, id);
-	cr_assert_str_eq(v[0].state, "committed");
+	cr_assert_str_eq(tg_jstate_name(v[0].state), "committed");
 	cr_assert_str_eq(v[0].command, "unit");
 	cr_assert_eq(v[0].counts[TG_CHANGE_CREATED], 3);
 	tg_txinfo_free_all(v, n);
 	int nrec = 0;
-	cr_assert_eq(tg_history_records(sd, id, count_records, &nrec), 0);
+	cr_assert_eq(tg_run_records(sd, id, count_records, &nrec), 0);
 	cr_assert_gt(nrec, 5);
 
 	/* A hand edit since: undo refuses, names it, and --force overrides. */
 	bool changed = false;
 	put("newdir/inner", "edited inside a created dir");
-	cr_assert_eq(tg_history_changed_since(sd, id, "newdir/inner", &changed), 0);
+	cr_assert_eq(tg_run_changed_since(sd, id, "newdir/inner", &changed), 0);
 	cr_assert(changed, "an edit under a created dir must count");
 	put("new", "edited by hand");
-	cr_assert_eq(tg_history_changed_since(sd, id, "new", &changed), 0);
+	cr_assert_eq(tg_run_changed_since(sd, id, "new", &changed), 0);
 	cr_assert(changed);
-	cr_assert_eq(tg_history_changed_since(sd, id, "mod", &changed), 0);
+	cr_assert_eq(tg_run_changed_since(sd, id, "mod", &changed), 0);
 	cr_assert(!changed);
-	cr_assert_eq(tg_history_undo(sd, id, false), -ESTALE);
-	cr_assert_eq(tg_history_undo(sd, id, true), 0);
+	cr_assert_eq(tg_run_undo(sd, id, false), -ESTALE);
+	cr_assert_eq(tg_run_undo(sd, id, true), 0);
 	_cleanup_free_ char *m = get("mod"), *d = get("del"), *r = get("ren");
 	cr_assert_str_eq(m, "m");
 	cr_assert_str_eq(d, "d");
@@ -862,8 +863,8 @@ Test(journal, changes_commit_history_and_undo)
 	cr_assert_eq(stat(P("new"), &st), -1);
 	cr_assert_eq(stat(P("newdir"), &st), -1);
 	struct tg_txinfo i;
-	cr_assert_eq(tg_history_info(sd, id, &i), 0);
-	cr_assert_str_eq(i.state, "undone");
+	cr_assert_eq(tg_journal_read_info(sd, id, &i), 0);
+	cr_assert_str_eq(tg_jstate_name(i.state), "undone");
 	tg_txinfo_clear(&i);
 }
 
@@ -882,7 +883,7 @@ Test(journal, history_is_bounded_by_count)
 	}
 	struct tg_txinfo *v;
 	size_t n;
-	cr_assert_eq(tg_history_list(sd, &v, &n), 0);
+	cr_assert_eq(tg_run_list(sd, &v, &n), 0);
 	cr_assert_eq(n, 3, "kept %zu", n);
 	tg_txinfo_free_all(v, n);
 }
@@ -958,4 +959,48 @@ Test(journal, cached_lstat_agrees_with_lstat)
 	cr_assert_eq(st.st_size, 3);
 	tg_fs_dircache_clear(&dc);
 	close(wsfd);
+}
+
+/* The info file's version is read back: a file of another version is
+ * refused, with a state name we do not know too; the strings on disk stay
+ * those of the names table. */
+Test(journal, info_version_is_checked)
+{
+	struct tg_journal *j;
+	cr_assert_eq(tg_journal_create(sd, ws, "unit", NULL, &j), 0);
+	_cleanup_free_ char *id = tg_strdup(tg_journal_id(j));
+	cr_assert_eq(tg_journal_set_state(j, TG_JSTATE_COMMITTED), 0);
+	tg_journal_free(j);
+	char path[512];
+	snprintf(path, sizeof(path), "%s/txn/%s/info", sd, id);
+	_cleanup_free_ char *text = NULL;
+	size_t len;
+	cr_assert_eq(tg_read_file(path, &text, &len, 1 << 20), 0);
+	cr_assert(strstr(text, "version=1\n") == text, "%s", text);
+	cr_assert(strstr(text, "\nstate=committed\n"), "%s", text);
+	struct tg_txinfo i;
+	cr_assert_eq(tg_journal_read_info(sd, id, &i), 0);
+	cr_assert_eq(i.state, TG_JSTATE_COMMITTED);
+	tg_txinfo_clear(&i);
+
+	FILE *f = fopen(path, "w");
+	cr_assert(f);
+	fprintf(f, "version=2\n%s", text + strlen("version=1\n"));
+	fclose(f);
+	cr_assert_eq(tg_journal_read_info(sd, id, &i), -EPROTO);
+	cr_assert_eq(tg_journal_load(sd, id, &j), -EPROTO);
+
+	f = fopen(path, "w");
+	cr_assert(f);
+	fprintf(f, "version=1\nid=%s\nworkspace=%s\nstate=half-done\n", id, ws);
+	fclose(f);
+	cr_assert_eq(tg_journal_read_info(sd, id, &i), -EBADMSG);
+}
+
+Test(journal, state_names_are_the_files_strings)
+{
+	const char *want[] = { "open", "rolling-back", "rolled-back", "committed", "undone" };
+	cr_assert_eq(TG_ARRAY_SIZE(want), TG_JSTATE_COUNT);
+	for (int s = 0; s < TG_JSTATE_COUNT; s++)
+		cr_assert_str_eq(tg_jstate_name((enum tg_jstate)s), want[s]);
 }

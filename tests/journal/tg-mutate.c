@@ -38,6 +38,7 @@
 #include "base/op.h"
 #include "base/util.h"
 #include "journal/journal.h"
+#include "history/history.h"
 #include "txn/txn.h"
 
 static uint64_t rng;
@@ -312,12 +313,12 @@ static int undo_newest(const char *dir, const char *state)
 	(void)dir;
 	struct tg_txinfo *v;
 	size_t n;
-	int e = tg_history_list(sd, &v, &n);
+	int e = tg_run_list(sd, &v, &n);
 	size_t i = 0;
-	while (e == 0 && i < n && strcmp(v[i].state, "committed") != 0)
+	while (e == 0 && i < n && v[i].state != TG_JSTATE_COMMITTED)
 		i++;
 	if (e == 0)
-		e = i < n ? tg_history_undo(sd, v[i].id, false) : -ENOENT;
+		e = i < n ? tg_run_undo(sd, v[i].id, false) : -ENOENT;
 	if (e == 0 || e == -ENOENT)
 		tg_txinfo_free_all(v, n);
 	/* No committed run: the sequence added up to no change, and a run

@@ -1,0 +1,123 @@
+/* test_set.c — core/base/set.h: string and (dev, ino) sets. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/set.h"
+
+Test(strset, empty_set_has_nothing)
+{
+	struct tg_strset s = { 0 };
+	cr_assert(!tg_strset_has(&s, ""));
+	cr_assert(!tg_strset_has(&s, "a"));
+	cr_assert_null(tg_strset_keys(&s));
+	tg_strset_clear(&s);
+}
+
+Test(strset, add_tells_new_from_present)
+{
+	struct tg_strset s = { 0 };
+	cr_assert_eq(tg_strset_add(&s, "a/b"), 1);
+	cr_assert_eq(tg_strset_add(&s, "a/b"), 0);
+	cr_assert_eq(tg_strset_add(&s, ""), 1, "the workspace itself is a key too");
+	cr_assert_eq(s.n, 2);
+	cr_assert(tg_strset_has(&s, "a/b"));
+	cr_assert(tg_strset_has(&s, ""));
+	cr_assert(!tg_strset_has(&s, "a"));
+	tg_strset_clear(&s);
+	cr_assert_eq(s.n, 0);
+	cr_assert(!tg_strset_has(&s, "a/b"));
+	cr_assert_eq(tg_strset_add(&s, "a/b"), 1, "usable again after clear");
+	tg_strset_clear(&s);
+}
+
+Test(strset, keeps_a_copy_of_the_key)
+{
+	struct tg_strset s = { 0 };
+	char k[8] = "key";
+	cr_assert_eq(tg_strset_add(&s, k), 1);
+	k[0] = 'X';
+	cr_assert(tg_strset_has(&s, "key"));
+	cr_assert(!tg_strset_has(&s, k));
+	tg_strset_clear(&s);
+}
+
+Test(strset, grows_past_many_entries)
+{
+	struct tg_strset s = { 0 };
+	enum { N = 100000 };
+	char k[32];
+	for (int i = 0; i < N; i++) {
+		snprintf(k, sizeof(k), "dir/%d", i);
+		cr_assert_eq(tg_strset_add(&s, k), 1, "%s", k);
+	}
+	for (int i = 0; i < N; i += 7) {
+		snprintf(k, sizeof(k), "dir/%d", i);
+		cr_assert_eq(tg_strset_add(&s, k), 0, "%s", k);
+	}
+	cr_assert_eq(s.n, N);
+	cr_assert(s.cap >= 2 * s.n, "at most half full");
+	for (int i = 0; i < N; i++) {
+		snprintf(k, sizeof(k), "dir/%d", i);
+		cr_assert(tg_strset_has(&s, k), "%s", k);
+		snprintf(k, sizeof(k), "dir/%d", i + N);
+		cr_assert(!tg_strset_has(&s, k), "%s", k);
+	}
+	/* The keys, each once. */
+	const char **v = tg_strset_keys(&s);
+	cr_assert_not_null(v);
+	char *seen = calloc(N, 1);
+	for (size_t i = 0; i < s.n; i++) {
+		int n = atoi(v[i] + 4);
+		cr_assert(n >= 0 && n < N && !seen[n], "%s", v[i]);
+		seen[n] = 1;
+	}
+	free(seen);
+	free(v);
+	tg_strset_clear(&s);
+}
+
+Test(idset, inode_zero_names_nothing)
+{
+	struct tg_idset s = { 0 };
+	cr_assert(!tg_idset_has(&s, 1, 0));
+	cr_assert_eq(tg_idset_add(&s, 1, 0), 0);
+	cr_assert(!tg_idset_has(&s, 1, 0));
+	cr_assert_eq(s.n, 0);
+	tg_idset_clear(&s);
+}
+
+Test(idset, dev_and_ino_are_both_the_key)
+{
+	struct tg_idset s = { 0 };
+	cr_assert_eq(tg_idset_add(&s, 2049, 12), 1);
+	cr_assert_eq(tg_idset_add(&s, 2049, 12), 0);
+	cr_assert(tg_idset_has(&s, 2049, 12));
+	cr_assert(!tg_idset_has(&s, 2050, 12), "same inode number, other filesystem");
+	cr_assert(!tg_idset_has(&s, 2049, 13));
+	cr_assert(!tg_idset_has(&s, 12, 2049));
+	tg_idset_clear(&s);
+	cr_assert(!tg_idset_has(&s, 2049, 12));
+}
+
+Test(idset, grows_past_many_entries)
+{
+	struct tg_idset s = { 0 };
+	enum { N = 200000 };
+	/* Sequential inode numbers on two devices: the common case, and the
+	 * one a weak hash would pile up. */
+	for (uint64_t i = 1; i <= N; i++) {
+		cr_assert_eq(tg_idset_add(&s, 64769, i), 1);
+		cr_assert_eq(tg_idset_add(&s, 2049, i * 4096), 1);
+	}
+	cr_assert_eq(s.n, 2 * N);
+	cr_assert(s.cap >= 2 * s.n, "at most half full");
+	for (uint64_t i = 1; i <= N; i++) {
+		cr_assert(tg_idset_has(&s, 64769, i));
+		cr_assert(tg_idset_has(&s, 2049, i * 4096));
+		cr_assert(!tg_idset_has(&s, 2049, i * 4096 + 1));
+		cr_assert(!tg_idset_has(&s, 64770, i));
+	}
+	tg_idset_clear(&s);
+}
