@@ -71,38 +71,6 @@ const char *tg_run_end_name(enum tg_run_end e)
 	return "unknown";
 }
 
-/* Same names as txn.c's tg_change_kind_name(), kept here so that
- * libtg_audit needs only libtg_util. */
-static const char *change_kind_name(enum tg_change_kind k)
-{
-	static const char *const names[] = {
-		[TG_CHANGE_CREATED] = "created",
-		[TG_CHANGE_MODIFIED] = "modified",
-		[TG_CHANGE_DELETED] = "deleted",
-		[TG_CHANGE_RENAMED] = "renamed",
-		[TG_CHANGE_METADATA] = "metadata",
-	};
-	if ((size_t)k < TG_ARRAY_SIZE(names))
-		return names[k];
-	return "unknown";
-}
-
-/* Our own table, not policy.c's tg_action_name(): libtg_audit links only
- * libtg_util, so the report can be tested without the policy module. */
-static const char *action_name(enum tg_action a)
-{
-	static const char *const names[] = {
-		[TG_ACT_ALLOW] = "allow",
-		[TG_ACT_AUDIT] = "audit",
-		[TG_ACT_ASK] = "ask",
-		[TG_ACT_DENY] = "deny",
-		[TG_ACT_KILL] = "kill",
-	};
-	if ((size_t)a < TG_ARRAY_SIZE(names))
-		return names[a];
-	return "unknown";
-}
-
 const char *tg_signal_name(int sig)
 {
 	static const char *const names[] = {
@@ -236,7 +204,7 @@ static void json_verdict(struct tg_json *j, enum tg_action action, int err, bool
                          const char *rule, const char *reason, const char *source,
                          const char *decided_by)
 {
-	tg_json_kv_str(j, "action", action_name(action));
+	tg_json_kv_str(j, "action", tg_action_name(action));
 	tg_json_kv_bool(j, "enforced", enforced);
 	if (action == TG_ACT_DENY)   /* policy.h: err 0 means the default, EPERM */
 		tg_json_kv_str(j, "errno", tg_errno_name(err > 0 ? err : EPERM));
@@ -266,8 +234,8 @@ static void json_counts(struct tg_json *j, const struct tg_changes *c)
 {
 	tg_json_key(j, "counts");
 	tg_json_begin_object(j);
-	for (int k = TG_CHANGE_CREATED; k <= TG_CHANGE_METADATA; k++)
-		tg_json_kv_uint(j, change_kind_name((enum tg_change_kind)k), c ? c->count[k] : 0);
+	for (int k = 0; k < TG_CHANGE_KIND_COUNT; k++)
+		tg_json_kv_uint(j, tg_change_kind_name((enum tg_change_kind)k), c ? c->count[k] : 0);
 	tg_json_end_object(j);
 }
 
@@ -290,7 +258,7 @@ static void put_hex_string(struct tg_json *j, const char *p)
 static void json_paths(struct tg_json *j, const struct tg_changes *c, size_t listed,
                        enum tg_change_kind kind)
 {
-	const char *key = change_kind_name(kind);
+	const char *key = tg_change_kind_name(kind);
 	bool any_bad = false;
 	tg_json_key(j, key);
 	tg_json_begin_array(j);
