@@ -8,31 +8,42 @@
 #include <unistd.h>
 
 #include "args.h"
+#include "base/json.h"
 #include "base/path.h"
 #include "common.h"
 #include "config.h"
 
-void tg_warn(const char *fmt, ...)
+static void say(const char *fmt, va_list ap)
 {
 	int saved = errno;
-	va_list ap;
-	va_start(ap, fmt);
 	fputs("txguard: ", stderr);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
-	va_end(ap);
 	errno = saved;
+}
+
+void tg_warn(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	say(fmt, ap);
+	va_end(ap);
 }
 
 int tg_fail(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	fputs("txguard: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	say(fmt, ap);
 	va_end(ap);
 	return 125;
+}
+
+int tg_json_done(struct tg_json *j, const char *what)
+{
+	int rc = tg_json_newline(j);
+	tg_json_free(j);
+	return rc < 0 ? tg_fail("cannot write %s: %s", what, strerror(-rc)) : 0;
 }
 
 /* The installed policy.d, or the source tree's when running from a build

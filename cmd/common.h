@@ -15,6 +15,10 @@ struct tg_opts;
 void tg_warn(const char *fmt, ...) TG_PRINTF(1, 2);
 /* Print and return 125 (the contract's "txguard failed"). */
 int tg_fail(const char *fmt, ...) TG_PRINTF(1, 2);
+/* End a JSON document on stdout (newline, free): 0, or tg_fail naming
+ * what could not be written ("the log"). */
+struct tg_json;
+int tg_json_done(struct tg_json *j, const char *what);
 
 /* Policy paths in load order: installed policy.d (unless --no-default-policy),
  * $TXGUARD_POLICY entries, the workspace's own policy file, then -p.

@@ -108,9 +108,7 @@ static int log_json(const struct tg_history *h)
 		tg_json_end_object(j);
 	}
 	tg_json_end_array(j);
-	int rc = tg_json_newline(j);
-	tg_json_free(j);
-	return rc < 0 ? tg_fail("cannot write the log: %s", strerror(-rc)) : 0;
+	return tg_json_done(j, "the log");
 }
 
 static int cmd_log(struct hctx *c)
@@ -181,9 +179,7 @@ static int show_json(const struct tg_txinfo *e, const char *tx, const struct tg_
 	}
 	tg_json_end_array(j);
 	tg_json_end_object(j);
-	int rc = tg_json_newline(j);
-	tg_json_free(j);
-	return rc < 0 ? tg_fail("cannot write: %s", strerror(-rc)) : 0;
+	return tg_json_done(j, "the run");
 }
 
 static int cmd_show(struct hctx *c)

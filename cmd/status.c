@@ -154,9 +154,7 @@ static int print_json(const struct status *s)
 	}
 	tg_json_end_array(j);
 	tg_json_end_object(j);
-	int rc = tg_json_newline(j);
-	tg_json_free(j);
-	return rc < 0 ? tg_fail("cannot write the status: %s", strerror(-rc)) : 0;
+	return tg_json_done(j, "the status");
 }
 
 static void print_text(const struct status *s)

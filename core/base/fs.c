@@ -157,8 +157,12 @@ static int blob_add(char **blob, size_t *len, const char *name, const char *val,
 }
 
 /* listxattr into a malloc'd buffer; *n = its length (0: none). */
-static int list_names(const char *proc, char **out, ssize_t *n)
+/* The xattr names of the object behind an O_PATH fd, through its
+ * /proc/self/fd link (the *xattr calls take no O_PATH fd); proc receives
+ * that link for the calls that follow. */
+static int list_names(int pathfd, char proc[static 64], char **out, ssize_t *n)
 {
+	snprintf(proc, 64, "/proc/self/fd/%d", pathfd);
 	*out = NULL;
 	*n = listxattr(proc, NULL, 0);
 	if (*n < 0)
@@ -182,12 +186,11 @@ bool tg_fs_xattr_journaled(const char *name)
 int tg_fs_get_xattrs(int pathfd, char **blob, size_t *len)
 {
 	char proc[64];
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pathfd);
 	*blob = NULL;
 	*len = 0;
 	_cleanup_free_ char *names = NULL;
 	ssize_t n;
-	int r = list_names(proc, &names, &n);
+	int r = list_names(pathfd, proc, &names, &n);
 	for (ssize_t i = 0; r == 0 && i < n; i += (ssize_t)strlen(names + i) + 1) {
 		const char *name = names + i;
 		if (!tg_fs_xattr_journaled(name))
@@ -289,10 +292,9 @@ int tg_fs_set_xattrs_ns(int pathfd, const char *blob, size_t len, bool all)
 	if (!blob_valid(blob, len))
 		return -EBADMSG;
 	char proc[64];
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pathfd);
 	_cleanup_free_ char *names = NULL;
 	ssize_t n;
-	int r = list_names(proc, &names, &n);
+	int r = list_names(pathfd, proc, &names, &n);
 	for (ssize_t i = 0; r == 0 && i < n; i += (ssize_t)strlen(names + i) + 1) {
 		bool ours = all ? tg_fs_xattr_journaled(names + i) : strncmp(names + i, "user.", 5) == 0;
 		if (ours && !blob_has(blob, len, names + i) && removexattr(proc, names + i) < 0 &&

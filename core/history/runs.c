@@ -31,16 +31,13 @@ int tg_run_list(const char *state_dir, struct tg_txinfo **out, size_t *n)
 {
 	*out = NULL;
 	*n = 0;
-	_cleanup_free_ char *txn = tg_asprintf("%s/txn", state_dir);
-	if (!txn)
-		return -ENOMEM;
-	DIR *d = opendir(txn);
-	if (!d)
-		return errno == ENOENT ? 0 : -errno;
+	DIR *d;
+	int e = tg_journal_runs_dir(state_dir, &d);
+	if (e < 0 || !d)
+		return e;
 	struct tg_txinfo *v = NULL;
 	size_t cnt = 0, cap = 0;
 	struct dirent *de;
-	int e = 0;
 	while ((de = readdir(d))) {
 		struct tg_txinfo i;
 		if (de->d_name[0] == '.' || tg_journal_read_info(state_dir, de->d_name, &i) < 0)

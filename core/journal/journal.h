@@ -20,6 +20,7 @@
  */
 #pragma once
 
+#include <dirent.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -229,6 +230,9 @@ int tg_journal_preimage(const char *state_dir, const char *id, const struct tg_j
 /* Remove transaction dirs that a crash left half-created (no info file, no
  * records). Call under the workspace lock. */
 int tg_journal_sweep(const char *state_dir);
+/* The directory of a state dir's runs (<state_dir>/txn), for listing:
+ * 0 with *out NULL when there is none yet, or -errno. */
+int tg_journal_runs_dir(const char *state_dir, DIR **out);
 /* Remove a transaction dir (after rollback, or pruning). */
 int tg_journal_remove_dir(const char *state_dir, const char *id);
 

@@ -331,15 +331,21 @@ int tg_journal_post_check(const struct tg_journal *j,
 	return e < 0 ? e : 0;
 }
 
-int tg_journal_sweep(const char *state_dir)
+int tg_journal_runs_dir(const char *state_dir, DIR **out)
 {
 	_cleanup_free_ char *txn = tg_asprintf("%s/txn", state_dir);
 	if (!txn)
 		return -ENOMEM;
-	DIR *d = opendir(txn);
-	if (!d)
-		return errno == ENOENT ? 0 : -errno;
-	int e = 0;
+	*out = opendir(txn);
+	return *out || errno == ENOENT ? 0 : -errno;
+}
+
+int tg_journal_sweep(const char *state_dir)
+{
+	DIR *d;
+	int e = tg_journal_runs_dir(state_dir, &d);
+	if (e < 0 || !d)
+		return e;
 	struct dirent *de;
 	while ((de = readdir(d))) {
 		struct stat st;

@@ -470,15 +470,26 @@ static bool unnamed_is_new(const struct undo *u, const struct stat *st)
 	return c >= u->j->info.started_ns;
 }
 
+/* The object at path now: 1 with *pfd on its parent, *leaf and *st; 0
+ * when it is gone (nothing to undo there); or -errno. */
+static int find_target(struct undo *u, const char *path, int *pfd, const char **leaf, struct stat *st)
+{
+	*pfd = tg_fs_parent(u->j->wsfd, path, leaf);
+	if (*pfd < 0)
+		return *pfd == -ENOENT || *pfd == -ENOTDIR || *pfd == -ELOOP ? 0 : *pfd;
+	if (fstatat(*pfd, *leaf, st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	return 1;
+}
+
 static int undo_created(struct undo *u, const struct tg_jrec *r)
 {
 	const char *leaf;
-	_cleanup_close_ int pfd = tg_fs_parent(u->j->wsfd, r->path, &leaf);
-	if (pfd < 0)
-		return pfd == -ENOENT || pfd == -ENOTDIR || pfd == -ELOOP ? 0 : pfd;
 	struct stat st;
-	if (fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return errno == ENOENT ? 0 : -errno;
+	_cleanup_close_ int pfd = -1;
+	int there = find_target(u, r->path, &pfd, &leaf, &st);
+	if (there <= 0)
+		return there;
 	bool seen = r->flags & TG_JREC_F_BORN_SEEN;
 	if (seen && !r->meta.ino)
 		return 0; /* the call created nothing */
@@ -572,12 +583,11 @@ static int lift_inode_flags(int pfd, const char *leaf)
 static int undo_content(struct undo *u, const struct tg_jrec *r)
 {
 	const char *leaf;
-	_cleanup_close_ int pfd = tg_fs_parent(u->j->wsfd, r->path, &leaf);
-	if (pfd < 0)
-		return pfd == -ENOENT || pfd == -ENOTDIR || pfd == -ELOOP ? 0 : pfd;
 	struct stat st;
-	if (fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return errno == ENOENT ? 0 : -errno;
+	_cleanup_close_ int pfd = -1;
+	int there = find_target(u, r->path, &pfd, &leaf, &st);
+	if (there <= 0)
+		return there;
 	if (!S_ISREG(st.st_mode) || untouched(u, &st, &r->meta))
 		return 0;
 	/* Into the same inode: every hard link of the group sees the old bytes. */
