@@ -408,7 +408,10 @@ int tg_fs_walk_subtree(int dfd, const char *prefix, int (*cb)(void *ud, const ch
 	while (!e && (de = tg_fs_readdir(d))) {
 		_cleanup_free_ char *p = tg_asprintf("%s/%s", prefix, de->d_name);
 		e = p ? cb(ud, p) : -ENOMEM;
-		int sub = e ? -1 : openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		/* Only a directory has entries; d_type spares an open of each
+		 * file (DT_UNKNOWN: the filesystem does not say, so try). */
+		bool may_dir = de->d_type == DT_DIR || de->d_type == DT_UNKNOWN;
+		int sub = e || !may_dir ? -1 : openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (sub >= 0) {
 			e = tg_fs_walk_subtree(sub, p, cb, ud);
 			close(sub);
