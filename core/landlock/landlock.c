@@ -63,7 +63,6 @@ struct ll_path_beneath_attr {
 static const char *const default_writable[] = {
 	"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx", "/dev/pts", "/dev/shm", NULL,
 };
-const char *const *const tg_landlock_default_writable = default_writable;
 
 int tg_landlock_probe(void)
 {
@@ -99,8 +98,8 @@ struct ll {
 	int fd;
 	uint64_t handled;
 	size_t nrules;
-	char **excl;          /* canonical excluded paths */
-	char **places;        /* canonical writable places (for the view) */
+	char **excl;          /* canonical excluded paths that exist */
+	char **places;        /* canonical writable places, the devices first */
 };
 
 static int add_rule(struct ll *ll, const char *path, uint64_t rights)
@@ -211,53 +210,57 @@ static int canonical(const char *p, char **out)
 	return tg_path_resolve(getpid(), AT_FDCWD, p, true, false, out);
 }
 
-static int collect_excl(struct ll *ll, const struct tg_landlock_spec *spec)
-{
-	const char *const *lists[] = { spec->deny_read, spec->hidden };
-	size_t counts[] = { spec->ndeny_read, spec->nhidden };
-	for (size_t l = 0; l < TG_ARRAY_SIZE(lists); l++) {
-		for (size_t i = 0; i < counts[l]; i++) {
-			_cleanup_free_ char *c = NULL;
-			int r = canonical(lists[l][i], &c);
-			if (r < 0)
-				return r;
-			/* A secret that does not exist has nothing to hide, and
-			 * excluding it would cost every directory on its way the
-			 * right to get new entries (~/.cargo/credentials.toml
-			 * would make ~/.cargo half-writable). */
-			struct stat st;
-			if (lstat(c, &st) < 0 && errno == ENOENT)
-				continue;
-			r = tg_strv_push(&ll->excl, c);
-			if (r < 0)
-				return r;
-		}
-	}
-	return 0;
-}
-
-static int grant_writable(struct ll *ll, const char *p)
+static int push_canonical(char ***v, const char *p, bool existing)
 {
 	_cleanup_free_ char *c = NULL;
 	int r = canonical(p, &c);
-	if (r < 0 || (r = tg_strv_push(&ll->places, c)) < 0)
-		return r;
-	return grant_except(ll, c, LL_READ | LL_WRITE);
-}
-
-static int build(struct ll *ll, const struct tg_landlock_spec *spec)
-{
-	int r = collect_excl(ll, spec);
 	if (r < 0)
 		return r;
-	r = grant_except(ll, "/", LL_READ);
+	struct stat st;
+	if (existing && lstat(c, &st) < 0 && errno == ENOENT)
+		return 0;
+	return tg_strv_push(v, c);
+}
+
+/* The spec's places in canonical form, once for the ruleset and its view. */
+static int collect(struct ll *ll, const struct tg_landlock_spec *spec)
+{
+	const char *const *lists[] = { spec->deny_read, spec->hidden };
+	size_t counts[] = { spec->ndeny_read, spec->nhidden };
+	int r = 0;
+	/* A secret that does not exist has nothing to hide, and excluding it
+	 * would cost every directory on its way the right to get new entries
+	 * (~/.cargo/credentials.toml would make ~/.cargo half-writable). */
+	for (size_t l = 0; l < TG_ARRAY_SIZE(lists); l++)
+		for (size_t i = 0; r == 0 && i < counts[l]; i++)
+			r = push_canonical(&ll->excl, lists[l][i], true);
+	for (size_t i = 0; r == 0 && default_writable[i]; i++)
+		r = push_canonical(&ll->places, default_writable[i], false);
+	for (size_t i = 0; r == 0 && i < spec->nwritable; i++)
+		r = push_canonical(&ll->places, spec->writable[i], false);
+	return r;
+}
+
+static int build(struct ll *ll)
+{
+	int r = grant_except(ll, "/", LL_READ);
 	if (r < 0)
 		return r;
 	r = grant_listing(ll);
-	for (size_t i = 0; r >= 0 && default_writable[i]; i++)
-		r = grant_writable(ll, default_writable[i]);
-	for (size_t i = 0; r >= 0 && i < spec->nwritable; i++)
-		r = grant_writable(ll, spec->writable[i]);
+	for (size_t i = 0; r >= 0 && ll->places && ll->places[i]; i++)
+		r = grant_except(ll, ll->places[i], LL_READ | LL_WRITE);
+	return r;
+}
+
+int tg_landlock_view_new(const struct tg_landlock_spec *spec, struct tg_landlock_view **out)
+{
+	*out = NULL;
+	struct ll ll = { .fd = -1 };
+	int r = collect(&ll, spec);
+	if (r == 0)
+		r = tg_landlock_view_from(ll.excl, ll.places, out);
+	tg_strv_free(ll.excl);
+	tg_strv_free(ll.places);
 	return r;
 }
 
@@ -281,7 +284,9 @@ int tg_landlock_build_viewed(const struct tg_landlock_spec *spec, size_t *nrules
 	ll.fd = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
 	if (ll.fd < 0)
 		return -errno;
-	int r = build(&ll, spec);
+	int r = collect(&ll, spec);
+	if (r == 0)
+		r = build(&ll);
 	if (r >= 0 && view)
 		r = tg_landlock_view_from(ll.excl, ll.places, view);
 	tg_strv_free(ll.excl);

@@ -3,8 +3,6 @@
 
 #include "landlock.h"
 
-extern const char *const *const tg_landlock_default_writable;
-
 /* The view of a ruleset from the lists its build computed: excl, the
  * canonical excluded paths that exist; places, the canonical writable
  * places (NULL-terminated, each may be missing). Both are copied. */

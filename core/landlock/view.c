@@ -21,35 +21,12 @@ struct tg_landlock_view {
 	char **excl;    /* canonical deny_read and hidden paths */
 };
 
-static int canonical(const char *p, char **out)
-{
-	if (!p || p[0] != '/')
-		return -EINVAL;
-	return tg_path_resolve(getpid(), AT_FDCWD, p, true, false, out);
-}
-
 static bool excl_at_or_beneath(char *const *excl, const char *path)
 {
 	for (size_t i = 0; excl && excl[i]; i++)
 		if (tg_path_is_under(excl[i], path) || tg_path_is_under(path, excl[i]))
 			return true;
 	return false;
-}
-
-static int add_excl(struct tg_landlock_view *v, const char *const *list, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		_cleanup_free_ char *c = NULL;
-		struct stat st;
-		int r = canonical(list[i], &c);
-		if (r < 0)
-			return r;
-		if (lstat(c, &st) < 0 && errno == ENOENT)
-			continue;   /* as collect_excl() in landlock.c */
-		if ((r = tg_strv_push(&v->excl, c)) < 0)
-			return r;
-	}
-	return 0;
 }
 
 /* c: a canonical writable place. A missing place gets no rule at all;
@@ -62,13 +39,6 @@ static int add_canonical_root(struct tg_landlock_view *v, const char *c)
 	return tg_strv_push(&v->roots, c);
 }
 
-static int add_root(struct tg_landlock_view *v, const char *p)
-{
-	_cleanup_free_ char *c = NULL;
-	int r = canonical(p, &c);
-	return r < 0 ? r : add_canonical_root(v, c);
-}
-
 int tg_landlock_view_from(char *const *excl, char *const *places, struct tg_landlock_view **out)
 {
 	struct tg_landlock_view *v = calloc(1, sizeof(*v));
@@ -78,27 +48,6 @@ int tg_landlock_view_from(char *const *excl, char *const *places, struct tg_land
 		r = tg_strv_push(&v->excl, excl[i]);
 	for (size_t i = 0; r == 0 && places && places[i]; i++)
 		r = add_canonical_root(v, places[i]);
-	if (r < 0) {
-		tg_landlock_view_free(v);
-		return r;
-	}
-	*out = v;
-	return 0;
-}
-
-int tg_landlock_view_new(const struct tg_landlock_spec *spec, struct tg_landlock_view **out)
-{
-	struct tg_landlock_view *v = calloc(1, sizeof(*v));
-	int r = v ? 0 : -ENOMEM;
-	*out = NULL;
-	if (r == 0)
-		r = add_excl(v, spec->deny_read, spec->ndeny_read);
-	if (r == 0)
-		r = add_excl(v, spec->hidden, spec->nhidden);
-	for (size_t i = 0; r == 0 && tg_landlock_default_writable[i]; i++)
-		r = add_root(v, tg_landlock_default_writable[i]);
-	for (size_t i = 0; r == 0 && i < spec->nwritable; i++)
-		r = add_root(v, spec->writable[i]);
 	if (r < 0) {
 		tg_landlock_view_free(v);
 		return r;
