@@ -174,6 +174,15 @@ static int name_edits(void *ud, const char *path)
 	return 0;
 }
 
+/* What recover copied aside before overwriting it. */
+static int name_kept(void *ud, const char *id, const char *path)
+{
+	const struct tg_opts *o = ud;
+	if (!o->quiet)
+		printf("  kept aside: %s (aside/%s/%s)\n", path, id, path);
+	return 0;
+}
+
 int tg_cmd_recover(struct tg_opts *o)
 {
 	_cleanup_free_ char *ws = NULL, *sd = NULL;
@@ -187,8 +196,8 @@ int tg_cmd_recover(struct tg_opts *o)
 		return tg_fail("recover %s: %s", ws, strerror(-rc));
 	if (o->dry_run)
 		return recover_preview(o, sd);
-	int n = 0;
-	rc = tg_recover_ex(ws, given, o->force, &n);
+	struct tg_recovery r = { .force = o->force, .on_kept = name_kept, .ud = o };
+	rc = tg_recover_ex(ws, given, &r);
 	if (rc == -ESTALE) {
 		tg_warn("recover refused: restoring would overwrite paths changed after the crash; nothing was changed:");
 		struct tg_txinfo *v = NULL;
@@ -203,7 +212,10 @@ int tg_cmd_recover(struct tg_opts *o)
 	}
 	if (rc < 0)
 		return tg_fail("recover %s: %s", ws, strerror(-rc));
-	if (!o->quiet)
-		printf("txguard: %d interrupted transaction(s) restored in %s\n", n, ws);
+	if (!o->quiet) {
+		printf("txguard: %d interrupted transaction(s) restored in %s\n", r.restored, ws);
+		if (r.kept)
+			printf("txguard: %zu path(s) changed after the last record kept in %s/aside\n", r.kept, sd);
+	}
 	return 0;
 }

@@ -714,9 +714,15 @@ static int setup(struct run *r, int *report_fd, int *log_fd)
 		                  "see 'txguard recover --dry-run', then 'txguard recover --force'", r->workspace);
 	if (rc < 0)
 		return setup_fail(r, "cannot open the journal for %s: %s", r->workspace, strerror(-rc));
-	if (tg_txn_recovered(r->txn) > 0 && !o->quiet)
-		fprintf(stderr, "txguard: restored %d interrupted transaction(s) a crashed txguard left in %s\n",
-		        tg_txn_recovered(r->txn), r->workspace);
+	const struct tg_recovery *rec = tg_txn_recovery(r->txn);
+	if (rec->restored > 0 && !o->quiet) {
+		fprintf(stderr, "txguard: restored %d interrupted transaction(s) a crashed txguard left in %s",
+		        rec->restored, r->workspace);
+		if (rec->kept)
+			fprintf(stderr, "; %zu path(s) changed after its last record kept in %s/aside",
+			        rec->kept, tg_txn_state_dir(r->txn));
+		fputc('\n', stderr);
+	}
 	const int own[] = { o->report_fd, o->log_fd };
 	rc = tg_txn_inherited(r->txn, own, 2, on_inherited, o);
 	if (rc < 0)

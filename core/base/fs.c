@@ -5,7 +5,9 @@
 #include <fcntl.h>
 #include <string.h>
 #include <limits.h>
+#include <linux/fs.h>
 #include <linux/openat2.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -385,6 +387,111 @@ int tg_fs_mkdir_p(const char *abs)
 		if (!c)
 			return 0;
 	}
+}
+
+int tg_fs_mkdirs_at(int rootfd, const char *rel, mode_t mode)
+{
+	int fd = openat(rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	for (const char *p = rel; fd >= 0 && *p;) {
+		size_t n = strcspn(p, "/");
+		_cleanup_free_ char *name = tg_strndup(p, n);
+		p += n + (p[n] == '/');
+		if (!name) {
+			close(fd);
+			return -ENOMEM;
+		}
+		if (!*name)
+			continue;
+		if (mkdirat(fd, name, mode) < 0 && errno != EEXIST) {
+			int e = -errno;
+			close(fd);
+			return e;
+		}
+		int sub = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		int e = sub < 0 ? -errno : 0;
+		close(fd);
+		if (e < 0)
+			return e;
+		fd = sub;
+	}
+	return fd < 0 ? -errno : fd;
+}
+
+/* Bytes of in into out: a reflink, else copy_file_range, else read/write. */
+static int copy_bytes(int in, int out)
+{
+	if (ioctl(out, FICLONE, in) == 0)
+		return 0;
+	for (;;) {
+		ssize_t n = copy_file_range(in, NULL, out, NULL, 1 << 30, 0);
+		if (n == 0)
+			return 0;
+		if (n > 0)
+			continue;
+		if (errno == EINTR)
+			continue;
+		if (errno != EXDEV && errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP)
+			return -errno;
+		break;
+	}
+	char buf[65536];
+	for (;;) {
+		ssize_t n = read(in, buf, sizeof(buf));
+		if (n == 0)
+			return 0;
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		for (ssize_t off = 0; off < n;) {
+			ssize_t w = write(out, buf + off, (size_t)(n - off));
+			if (w < 0 && errno != EINTR)
+				return -errno;
+			off += w > 0 ? w : 0;
+		}
+	}
+}
+
+int tg_fs_copy_node(int sdir, const char *sname, const struct stat *st, int ddir, const char *dname)
+{
+	const struct timespec times[2] = { st->st_atim, st->st_mtim };
+	const mode_t perm = st->st_mode & 07777;
+	int e = 0;
+	if (S_ISREG(st->st_mode)) {
+		_cleanup_close_ int in = openat(sdir, sname, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+		if (in < 0)
+			return -errno;
+		_cleanup_close_ int out = openat(ddir, dname, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (out < 0)
+			return -errno;
+		e = copy_bytes(in, out);
+		if (!e && fchown(out, st->st_uid, st->st_gid) < 0 && errno != EPERM)
+			e = -errno;
+		if (!e && (fchmod(out, perm) < 0 || futimens(out, times) < 0))
+			e = -errno;
+		if (e < 0)
+			(void)unlinkat(ddir, dname, 0);
+		return e;
+	}
+	if (S_ISLNK(st->st_mode)) {
+		char target[PATH_MAX + 1];
+		ssize_t n = readlinkat(sdir, sname, target, sizeof(target) - 1);
+		if (n < 0)
+			return -errno;
+		target[n] = '\0';
+		if (symlinkat(target, ddir, dname) < 0)
+			return -errno;
+	} else if (S_ISDIR(st->st_mode)) {
+		return -EISDIR;
+	} else if (mknodat(ddir, dname, (st->st_mode & S_IFMT) | 0600, st->st_rdev) < 0) {
+		return -errno;
+	}
+	if (fchownat(ddir, dname, st->st_uid, st->st_gid, AT_SYMLINK_NOFOLLOW) < 0 && errno != EPERM)
+		return -errno;
+	if (!S_ISLNK(st->st_mode) && fchmodat(ddir, dname, perm, 0) < 0)
+		return -errno;
+	return utimensat(ddir, dname, times, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
 }
 
 int tg_fs_fsync_dir(int dirfd)

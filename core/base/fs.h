@@ -61,6 +61,19 @@ int tg_fs_remove_tree(int dirfd, const char *name);
 /* mkdir -p of an absolute path, mode 0700 for what it creates. */
 int tg_fs_mkdir_p(const char *abs);
 
+/* mkdir -p of rel under the directory rootfd, component by component,
+ * never through a symlink ("" = rootfd itself); mode for what it creates.
+ * Returns an O_DIRECTORY fd on rel, or -errno. */
+int tg_fs_mkdirs_at(int rootfd, const char *rel, mode_t mode);
+
+/* Copy one object, as lstat st describes it, from sdir/sname to a new
+ * ddir/dname: a regular file's bytes (a reflink where the filesystem can),
+ * a symlink's target, a special file's node; then its mode, times and,
+ * where permitted, owner. -EISDIR for a directory (tg_fs_mkdirs_at makes
+ * containers), -EEXIST when dname exists (nothing changed), else 0 or
+ * -errno. */
+int tg_fs_copy_node(int sdir, const char *sname, const struct stat *st, int ddir, const char *dname);
+
 /* Call cb(ud, "PREFIX/NAME...") for every entry beneath the directory dfd,
  * parents before children, never following a symlink. A directory that
  * cannot be opened counts as empty. Stops at the first cb error. */

@@ -280,3 +280,13 @@ int tg_journal_preview(const char *state_dir, const char *id,
  * remove although they changed after the journal's last write (plus a
  * margin): edits made after the crash. Each path once. */
 int tg_journal_edited_after(const char *state_dir, const char *id, int (*cb)(void *ud, const char *path), void *ud);
+/* Before a recovery overwrites them: copy every object the restore of
+ * interrupted transaction id would overwrite or remove and that changed
+ * after the journal's last write (files, symlinks, special files; inside a
+ * created directory, each entry that changed) to STATE_DIR/aside/ID/PATH,
+ * with its mode, times and owner. Those are the crashed run's last writes
+ * or edits made within the margin above, which no rule can tell apart: so
+ * nothing is lost either way. *kept = how many; cb (may be NULL) gets each
+ * path. Idempotent (a copy already there is kept). 0 or -errno. */
+int tg_journal_keep_aside(const char *state_dir, const char *id, size_t *kept,
+                          int (*cb)(void *ud, const char *path), void *ud);

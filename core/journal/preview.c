@@ -136,6 +136,67 @@ static bool tree_edited(int dfd, uint64_t horizon)
 	return edited;
 }
 
+/* The journal's last write: its last record, or the last restore step. */
+static uint64_t last_write(const struct tg_journal *j)
+{
+	uint64_t last = mtime_ns(j->dirfd, "log"), p = mtime_ns(j->dirfd, "progress"), m = mtime_ns(j->dirfd, "remap");
+	last = p > last ? p : last;
+	return m > last ? m : last;
+}
+
+/* Call cb for each record whose target a restore of the interrupted
+ * transaction would overwrite or remove (a file's bytes, a created object,
+ * explicit metadata; parents' times are not edits) and that exists now,
+ * each path once, newest record first. The step in flight of an
+ * interrupted restore is left out: one big file may have taken long. */
+static int each_target(const struct tg_journal *j, const struct tg_jrecs *s, uint64_t done_from,
+                       int (*cb)(void *ud, const struct tg_jrec *r, enum tg_step st, const struct stat *cur),
+                       void *ud)
+{
+	_cleanup_strv_ char **seen = NULL;
+	bool first = true;
+	int e = 0;
+	for (size_t i = s->n; e == 0 && i-- > 0;) {
+		const struct tg_jrec *r = &s->v[i];
+		if (r->seq >= done_from)
+			continue;
+		bool in_flight = first && done_from != UINT64_MAX;
+		first = false;
+		bool skip;
+		enum tg_step st = step_of(r, &skip);
+		if (skip || in_flight || (st != TG_STEP_REWRITE && st != TG_STEP_REMOVE && st != TG_STEP_META))
+			continue;
+		struct stat cur;
+		if (!r->path[0] || tg_fs_lstat(j->wsfd, r->path, &cur) < 0 || reported(seen, r->path))
+			continue;
+		e = tg_strv_push(&seen, r->path);
+		if (!e)
+			e = cb(ud, r, st, &cur);
+	}
+	return e;
+}
+
+struct edits {
+	const struct tg_journal *j;
+	uint64_t horizon;
+	int (*cb)(void *ud, const char *path);
+	void *ud;
+};
+
+static int edited_one(void *ud, const struct tg_jrec *r, enum tg_step st, const struct stat *cur)
+{
+	struct edits *x = ud;
+	bool edited = ctime_ns(cur) > x->horizon;
+	if (!edited && st == TG_STEP_REMOVE && S_ISDIR(cur->st_mode)) {
+		/* A created directory goes whole: an edit anywhere inside. */
+		const char *leaf;
+		_cleanup_close_ int pfd = tg_fs_parent(x->j->wsfd, r->path, &leaf);
+		_cleanup_close_ int dfd = pfd < 0 ? -1 : openat(pfd, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		edited = dfd >= 0 && tree_edited(dfd, x->horizon);
+	}
+	return edited ? x->cb(x->ud, r->path) : 0;
+}
+
 int tg_journal_edited_after(const char *state_dir, const char *id, int (*cb)(void *ud, const char *path), void *ud)
 {
 	struct tg_journal *j;
@@ -144,43 +205,124 @@ int tg_journal_edited_after(const char *state_dir, const char *id, int (*cb)(voi
 	int e = load(state_dir, id, &j, &s, &done_from);
 	if (e < 0)
 		return e;
-	/* The journal's last write: its last record, or the last restore step. */
-	uint64_t last = mtime_ns(j->dirfd, "log"), p = mtime_ns(j->dirfd, "progress"),
-	         m = mtime_ns(j->dirfd, "remap");
-	last = p > last ? p : last;
-	last = m > last ? m : last;
-	uint64_t horizon = last + TG_EDIT_MARGIN_NS;
-	_cleanup_strv_ char **seen = NULL;
-	bool first = true; /* the step in flight of an interrupted restore may have run long */
-	for (size_t i = s.n; e == 0 && i-- > 0;) {
-		const struct tg_jrec *r = &s.v[i];
-		if (r->seq >= done_from)
+	struct edits x = { .j = j, .horizon = last_write(j) + TG_EDIT_MARGIN_NS, .cb = cb, .ud = ud };
+	e = each_target(j, &s, done_from, edited_one, &x);
+	tg_jrecs_clear(&s);
+	tg_journal_free(j);
+	return e < 0 ? e : 0;
+}
+
+/* ---- keeping aside what changed after the last record ---------------------- */
+
+struct aside {
+	const struct tg_journal *j;
+	const char *state_dir, *id;
+	uint64_t since;  /* the journal's last write; a change in the same
+	                  * clock tick may be later: >= keeps it */
+	int fd;          /* aside/<id>, opened on first need; -1 before */
+	size_t kept;
+	int (*cb)(void *ud, const char *path);
+	void *ud;
+};
+
+/* Copy what is at pfd/leaf (rel in the workspace, lstat st) to aside/<id>/rel. */
+static int keep(struct aside *a, int pfd, const char *leaf, const char *rel, const struct stat *st)
+{
+	if (a->fd < 0) {
+		_cleanup_free_ char *dir = tg_asprintf("aside/%s", a->id);
+		_cleanup_close_ int sd = open(a->state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (!dir || sd < 0)
+			return dir ? -errno : -ENOMEM;
+		a->fd = tg_fs_mkdirs_at(sd, dir, 0700);
+		if (a->fd < 0)
+			return a->fd;
+	}
+	_cleanup_free_ char *parent = tg_fs_dirname(rel);
+	if (!parent)
+		return -ENOMEM;
+	if (S_ISDIR(st->st_mode)) {
+		int d = tg_fs_mkdirs_at(a->fd, rel, 0700);
+		return d < 0 ? d : (close(d), 0);
+	}
+	_cleanup_close_ int dfd = tg_fs_mkdirs_at(a->fd, parent, 0700);
+	if (dfd < 0)
+		return dfd;
+	const char *slash = strrchr(rel, '/');
+	int e = tg_fs_copy_node(pfd, leaf, st, dfd, slash ? slash + 1 : rel);
+	if (e == -EEXIST) /* kept by a recovery that was interrupted */
+		return 0;
+	if (e < 0)
+		return e;
+	a->kept++;
+	return a->cb ? a->cb(a->ud, rel) : 0;
+}
+
+/* Everything under the created directory dfd (rel) changed since the last write. */
+static int keep_tree(struct aside *a, int dfd, const char *rel)
+{
+	DIR *d = tg_fs_opendir(dfd);
+	if (!d)
+		return -errno;
+	int e = 0;
+	struct dirent *de;
+	while (!e && (de = tg_fs_readdir(d))) {
+		struct stat st;
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;
-		bool in_flight = first && done_from != UINT64_MAX;
-		first = false;
-		/* What a restore overwrites or removes: a file's bytes, a created
-		 * object, explicit metadata. Parent dirs' times are not edits. */
-		bool skip;
-		enum tg_step st = step_of(r, &skip);
-		if (skip || in_flight || (st != TG_STEP_REWRITE && st != TG_STEP_REMOVE && st != TG_STEP_META))
-			continue;
-		struct stat cur;
-		if (tg_fs_lstat(j->wsfd, r->path, &cur) < 0 || reported(seen, r->path))
-			continue;
-		bool edited = ctime_ns(&cur) > horizon;
-		if (!edited && st == TG_STEP_REMOVE && S_ISDIR(cur.st_mode)) {
-			/* A created directory goes whole: an edit anywhere inside. */
-			const char *leaf;
-			_cleanup_close_ int pfd = tg_fs_parent(j->wsfd, r->path, &leaf);
-			_cleanup_close_ int dfd = pfd < 0 ? -1 : openat(pfd, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			edited = dfd >= 0 && tree_edited(dfd, horizon);
+		_cleanup_free_ char *sub = tg_asprintf("%s/%s", rel, de->d_name);
+		if (!sub) {
+			e = -ENOMEM;
+			break;
 		}
-		if (edited) {
-			e = tg_strv_push(&seen, r->path);
-			if (!e)
-				e = cb(ud, r->path);
+		if (S_ISDIR(st.st_mode)) {
+			_cleanup_close_ int s = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			e = s < 0 ? -errno : keep_tree(a, s, sub);
+		} else if (ctime_ns(&st) >= a->since) {
+			e = keep(a, dirfd(d), de->d_name, sub, &st);
 		}
 	}
+	closedir(d);
+	return e;
+}
+
+static int aside_one(void *ud, const struct tg_jrec *r, enum tg_step st, const struct stat *cur)
+{
+	struct aside *a = ud;
+	const char *leaf;
+	_cleanup_close_ int pfd = tg_fs_parent(a->j->wsfd, r->path, &leaf);
+	if (pfd < 0)
+		return pfd;
+	if (st == TG_STEP_REMOVE && S_ISDIR(cur->st_mode)) {
+		_cleanup_close_ int dfd = openat(pfd, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		return dfd < 0 ? -errno : keep_tree(a, dfd, r->path);
+	}
+	/* A directory's own metadata is not kept: only files hold data. */
+	if (S_ISDIR(cur->st_mode) || ctime_ns(cur) < a->since)
+		return 0;
+	return keep(a, pfd, leaf, r->path, cur);
+}
+
+int tg_journal_keep_aside(const char *state_dir, const char *id, size_t *kept,
+                          int (*cb)(void *ud, const char *path), void *ud)
+{
+	struct tg_journal *j;
+	struct tg_jrecs s = { 0 };
+	uint64_t done_from;
+	if (kept)
+		*kept = 0;
+	int e = load(state_dir, id, &j, &s, &done_from);
+	if (e < 0)
+		return e;
+	struct aside a = {
+		.j = j, .state_dir = state_dir, .id = id, .since = last_write(j), .fd = -1, .cb = cb, .ud = ud,
+	};
+	e = each_target(j, &s, done_from, aside_one, &a);
+	if (!e && a.fd >= 0 && fsync(a.fd) < 0)
+		e = -errno;
+	if (a.fd >= 0)
+		close(a.fd);
+	if (kept)
+		*kept = a.kept;
 	tg_jrecs_clear(&s);
 	tg_journal_free(j);
 	return e < 0 ? e : 0;

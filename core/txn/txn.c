@@ -83,7 +83,7 @@ struct tg_txn {
 	uint64_t counts_seq;     /* ... at this last journal record */
 	size_t counts[TG_CHANGE_KIND_COUNT];
 	pid_t owner;             /* the process that opened it (not a forked child) */
-	int recovered;           /* interrupted transactions tg_txn_open restored */
+	struct tg_recovery recovery; /* what tg_txn_open's automatic recovery did */
 	bool join;               /* a member of a multi-command transaction */
 	bool trash;              /* pruned runs wait in the trash (tg_txn_collect) */
 	bool sync_set;           /* the journal's sync mode is chosen (first capture) */
@@ -145,12 +145,27 @@ static int count_edit(void *ud, const char *path)
 	return 0;
 }
 
+struct kept_cb {
+	struct tg_recovery *r;
+	const char *id;
+};
+
+static int on_kept(void *ud, const char *path)
+{
+	struct kept_cb *k = ud;
+	return k->r->on_kept ? k->r->on_kept(k->r->ud, k->id, path) : 0;
+}
+
 /* Under the lock, no live owner holds an open transaction: restore each one
  * (and clear the leftovers of finished rollbacks). Without force, a
  * transaction whose restore would overwrite paths changed after the crash
  * (tg_journal_edited_after) stops the recovery with -ESTALE, nothing of it
- * restored: like undo, recovery never silently overwrites hand edits. */
-static int recover_locked(const char *state_dir, int *recovered, bool force)
+ * restored: like undo, recovery never silently overwrites hand edits. What
+ * changed after the journal's last write but within the margin (the
+ * crashed run's last writes, or a quick edit: nothing tells them apart) is
+ * copied aside first (tg_journal_keep_aside); if that fails, nothing of the
+ * transaction is restored. */
+static int recover_locked(const char *state_dir, struct tg_recovery *r)
 {
 	struct tg_txinfo *v;
 	size_t n;
@@ -167,9 +182,13 @@ static int recover_locked(const char *state_dir, int *recovered, bool force)
 		}
 		if (st != TG_JSTATE_OPEN && st != TG_JSTATE_ROLLING_BACK)
 			continue;
-		size_t edits = 0;
-		if (!force && (e = tg_journal_edited_after(state_dir, v[i].id, count_edit, &edits)) == 0 && edits)
+		size_t edits = 0, kept = 0;
+		if (!r->force && (e = tg_journal_edited_after(state_dir, v[i].id, count_edit, &edits)) == 0 && edits)
 			e = -ESTALE;
+		struct kept_cb k = { .r = r, .id = v[i].id };
+		if (!e)
+			e = tg_journal_keep_aside(state_dir, v[i].id, &kept, on_kept, &k);
+		r->kept += kept;
 		if (e < 0)
 			break;
 		/* An interrupted undo of a committed run goes on after the newer
@@ -184,8 +203,8 @@ static int recover_locked(const char *state_dir, int *recovered, bool force)
 		tg_journal_free(j);
 		if (remove)
 			e = tg_journal_remove_dir(state_dir, v[i].id);
-		if (!e && recovered)
-			(*recovered)++;
+		if (!e)
+			r->restored++;
 	}
 	tg_txinfo_free_all(v, n);
 	return e;
@@ -202,7 +221,11 @@ static int resolve_state_dir(const char *workspace, const char *given, char **ou
 
 int tg_recover(const char *workspace, const char *state_dir, int *recovered)
 {
-	return tg_recover_ex(workspace, state_dir, false, recovered);
+	struct tg_recovery r = { 0 };
+	int e = tg_recover_ex(workspace, state_dir, &r);
+	if (recovered)
+		*recovered = r.restored;
+	return e;
 }
 
 int tg_recover_state_dir(const char *workspace, const char *state_dir, char **out)
@@ -213,10 +236,10 @@ int tg_recover_state_dir(const char *workspace, const char *state_dir, char **ou
 	return resolve_state_dir(ws, state_dir, out);
 }
 
-int tg_recover_ex(const char *workspace, const char *state_dir, bool force, int *recovered)
+int tg_recover_ex(const char *workspace, const char *state_dir, struct tg_recovery *r)
 {
-	if (recovered)
-		*recovered = 0;
+	r->restored = 0;
+	r->kept = 0;
 	_cleanup_free_ char *ws = tg_path_normalize(workspace);
 	_cleanup_free_ char *sd = NULL;
 	if (!ws)
@@ -230,7 +253,7 @@ int tg_recover_ex(const char *workspace, const char *state_dir, bool force, int 
 	_cleanup_close_ int lock = take_lock(sd, TG_LOCK_FAIL);
 	if (lock < 0)
 		return lock;
-	return recover_locked(sd, recovered, force);
+	return recover_locked(sd, r);
 }
 
 void tg_txn_free(struct tg_txn *t)
@@ -340,7 +363,7 @@ int tg_txn_open(struct tg_txn **out, const struct tg_txn_opts *opts)
 	if (!e)
 		e = t->lockfd = take_lock(t->state_dir, opts->lock);
 	if (e >= 0)
-		e = recover_locked(t->state_dir, &t->recovered, false);
+		e = recover_locked(t->state_dir, &t->recovery);
 	/* A member of a multi-command transaction is named in its history
 	 * at once; a plain run makes its journal dir at its first record
 	 * (tg_journal_create_deferred): one that changes nothing leaves no
@@ -360,7 +383,7 @@ int tg_txn_open(struct tg_txn **out, const struct tg_txn_opts *opts)
 }
 
 const char *tg_txn_id(const struct tg_txn *t) { return tg_journal_id(t->j); }
-int tg_txn_recovered(const struct tg_txn *t) { return t->recovered; }
+const struct tg_recovery *tg_txn_recovery(const struct tg_txn *t) { return &t->recovery; }
 const char *tg_txn_state_dir(const struct tg_txn *t) { return t->state_dir; }
 
 bool tg_txn_is_private(const struct tg_txn *t, const char *path)

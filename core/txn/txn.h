@@ -92,15 +92,26 @@ const char *tg_txn_id(const struct tg_txn *t);
 const char *tg_txn_state_dir(const struct tg_txn *t);
 
 
+/* A recovery of interrupted transactions: what it may do, what it did. */
+struct tg_recovery {
+	bool force;      /* in: restore over paths edited after the crash */
+	/* in, may be NULL: each path copied to STATE_DIR/aside/ID first */
+	int (*on_kept)(void *ud, const char *id, const char *path);
+	void *ud;
+	int restored;    /* out: transactions restored */
+	size_t kept;     /* out: paths kept aside (tg_journal_keep_aside) */
+};
+
 /* `txguard recover`: restore any interrupted transaction of the workspace.
- * *recovered is set to the number of transactions restored. 0 or -errno.
- * -ESTALE: a restore would overwrite paths changed after the crash
- * (tg_journal_edited_after names them); force restores anyway. tg_recover
- * is tg_recover_ex without force. */
+ * 0 or -errno. -ESTALE: a restore would overwrite paths changed after the
+ * crash (tg_journal_edited_after names them); r->force restores anyway.
+ * Paths changed after the journal's last write but within the margin are
+ * copied aside before the restore (with force: every such path).
+ * tg_recover is tg_recover_ex without force; *recovered = r.restored. */
 int tg_recover(const char *workspace, const char *state_dir, int *recovered);
-int tg_recover_ex(const char *workspace, const char *state_dir, bool force, int *recovered);
+int tg_recover_ex(const char *workspace, const char *state_dir, struct tg_recovery *r);
 /* The state dir tg_recover would use (malloc'd). */
 int tg_recover_state_dir(const char *workspace, const char *state_dir, char **out);
-/* How many interrupted transactions tg_txn_open restored (the automatic
- * recovery: the caller says so in one line). */
-int tg_txn_recovered(const struct tg_txn *t);
+/* What tg_txn_open's automatic recovery did (the caller says so in one
+ * line). */
+const struct tg_recovery *tg_txn_recovery(const struct tg_txn *t);

@@ -284,10 +284,47 @@ recover_after_edit)
 	grep -q "recover --force" "$TG_TMP/err" || fail "no hint: $(cat "$TG_TMP/err")"
 	assert_eq "recover --force" 0 "$(code h recover --force)"
 	assert_eq "f restored" orig "$(cat "$ws/f")"
+	# --force overwrote the edit, but not before copying it aside.
+	grep -q "kept aside: f (aside/.*/f)" "$TG_TMP/out" || fail "recover --force does not name what it kept: $(cat "$TG_TMP/out")"
+	assert_eq "the overwritten edit is kept aside" hand "$(cat "$st"/aside/*/f)"
+	rm -r "$st/aside"
+	# An edit within the margin cannot be told from the run's own last
+	# write: recover does not refuse it, it copies it aside, with its mode,
+	# and then restores.
+	crash_run
+	echo quick >"$ws/f"
+	chmod 640 "$ws/f"
+	assert_eq "recover, a quick edit" 0 "$(code h recover)"
+	assert_eq "f restored" orig "$(cat "$ws/f")"
+	grep -q "1 path(s) changed after the last record kept in $st/aside" "$TG_TMP/out" || fail "no count: $(cat "$TG_TMP/out")"
+	assert_eq "the quick edit is kept aside" quick "$(cat "$st"/aside/*/f)"
+	assert_eq "with its mode" 640 "$(stat -c %a "$st"/aside/*/f)"
+	assert_eq "kept, not linked" 1 "$(stat -c %h "$st"/aside/*/f)"
+	rm -r "$st/aside"
 	crash_run
 	assert_eq "next run" 0 "$(code "$TXGUARD" --no-default-policy -p "$TG_TMP/policy.yaml" --state-dir "$st" -w "$ws" -- true)"
 	grep -q "restored 1 interrupted transaction" "$TG_TMP/err" || fail "no line for the automatic recovery: $(cat "$TG_TMP/err")"
 	assert_eq "f restored by the automatic recovery" orig "$(cat "$ws/f")"
+	# The crashed run's own last write came after its last record: kept.
+	grep -q "1 path(s) changed after its last record kept in $st/aside" "$TG_TMP/err" || fail "the line does not say what it kept: $(cat "$TG_TMP/err")"
+	assert_eq "the run's last write kept aside" run "$(cat "$st"/aside/*/f)"
+	rm -r "$st/aside"
+	# A directory the run created goes whole; what was put in it after the
+	# last record is kept aside first.
+	"$TXGUARD" --no-default-policy -p "$TG_TMP/policy.yaml" -q --state-dir "$st" -w "$ws" -- \
+		sh -c "mkdir '$ws/d'; echo a > '$ws/d/a'; sleep 60" >/dev/null 2>&1 &
+	pid=$!
+	i=0
+	while [ "$(cat "$ws/d/a" 2>/dev/null)" != a ]; do
+		i=$((i + 1)); [ $i -lt 400 ] || fail "the run did not start"; sleep 0.05
+	done
+	kill -9 "$pid"
+	wait "$pid" 2>/dev/null || true
+	mkdir "$ws/d/sub"
+	echo mine >"$ws/d/sub/mine"
+	assert_eq "recover, an edit in a created directory" 0 "$(code h recover)"
+	[ ! -e "$ws/d" ] || fail "the created directory is still there"
+	assert_eq "the file put in it is kept aside" mine "$(cat "$st"/aside/*/d/sub/mine)"
 	;;
 inherited_fd)
 	# An fd the caller passes in, open for writing on a workspace file:

@@ -344,11 +344,12 @@ int main(int argc, char **argv)
 			perror("realpath");
 			return 2;
 		}
-		int n = 0, e = tg_recover_ex(ws, sd, argc == 5, &n);
+		struct tg_recovery r = { .force = argc == 5 };
+		int e = tg_recover_ex(ws, sd, &r);
 		if (e < 0)
 			fprintf(stderr, "tg-mutate: recover: %s\n", strerror(-e));
 		else
-			printf("%d\n", n);
+			printf("%d\n", r.restored);
 		return e == -ESTALE ? 4 : e < 0 ? 3 : 0;
 	}
 	if (argc == 4 && !strcmp(argv[1], "undo"))
