@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "alias.h"
 #include "journal/journal.h"
 #include "history/history.h"
 #include "base/fs.h"
@@ -84,6 +85,7 @@ struct tg_txn {
 	size_t counts[TG_CHANGE_KIND_COUNT];
 	pid_t owner;             /* the process that opened it (not a forked child) */
 	struct tg_recovery recovery; /* what tg_txn_open's automatic recovery did */
+	struct tg_aliases *aliases;  /* names of workspace objects outside it */
 	bool join;               /* a member of a multi-command transaction */
 	bool trash;              /* pruned runs wait in the trash (tg_txn_collect) */
 	bool sync_set;           /* the journal's sync mode is chosen (first capture) */
@@ -280,6 +282,7 @@ void tg_txn_free(struct tg_txn *t)
 	for (size_t i = 0; i < t->npend; i++)
 		free(t->pend[i].rel);
 	free(t->pend);
+	tg_aliases_free(t->aliases);
 	free(t->workspace);
 	free(t->state_dir);
 	free(t);
@@ -353,6 +356,8 @@ int tg_txn_open(struct tg_txn **out, const struct tg_txn_opts *opts)
 	t->max_bytes = opts->history_max_bytes ? opts->history_max_bytes : TG_HISTORY_BYTES;
 	t->workspace = tg_path_normalize(opts->workspace);
 	int e = t->workspace ? 0 : -errno;
+	if (!e && !(t->aliases = tg_aliases_new(t->workspace)))
+		e = -ENOMEM;
 	struct stat st;
 	if (!e && (stat(t->workspace, &st) < 0 || !S_ISDIR(st.st_mode)))
 		e = errno ? -errno : -ENOTDIR;
@@ -858,6 +863,68 @@ static bool reaches_removed(struct tg_txn *t, const struct tg_op *op)
 	return hit;
 }
 
+/* Changes what an existing object holds: its bytes or its metadata. */
+static bool changes_object(const struct tg_op *op)
+{
+	switch (op->kind) {
+	case TG_OP_OPEN:
+	case TG_OP_TRUNCATE:
+	case TG_OP_CHMOD:
+	case TG_OP_CHOWN:
+	case TG_OP_UTIMES:
+	case TG_OP_XATTR:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The workspace name of path, outside the workspace: a bind mount of the
+ * workspace's filesystem (any call), or a hard link of a workspace file (a
+ * call that changes it). 1 and *abs = that name, 0, -errno. */
+static int alias_of(struct tg_txn *t, const struct tg_op *op, const char *path, bool first, char **abs)
+{
+	*abs = NULL;
+	if (!path || rel_of(t, path) || tg_txn_is_private(t, path))
+		return 0;
+	_cleanup_free_ char *rel = NULL;
+	int e = tg_aliases_bind(t->aliases, path, &rel);
+	struct stat st;
+	if (e == 0 && first && changes_object(op) && lstat(path, &st) == 0)
+		e = tg_aliases_link(t->aliases, &st, &rel);
+	if (e <= 0)
+		return e;
+	*abs = tg_path_join(t->workspace, rel);
+	return *abs ? 1 : -ENOMEM;
+}
+
+/* A call through another name of a workspace object (txn/alias.h) is
+ * journaled as made through its workspace name: *copy is op with the names
+ * translated (1), or op is left as it is (0). A new hard link from the
+ * workspace to outside it would make such a name the journal cannot undo
+ * writes through: refused with EXDEV, as across filesystems (ln and cp -l
+ * say so; tools that link fall back to copying). */
+static int through_alias(struct tg_txn *t, const struct tg_op *op, struct tg_op *copy, char **p1, char **p2)
+{
+	*p1 = *p2 = NULL;
+	if (!op->writes)
+		return 0;
+	int e = alias_of(t, op, op->path, true, p1);
+	if (e >= 0)
+		e = alias_of(t, op, op->path2, false, p2);
+	if (e < 0)
+		return e;
+	const char *src = *p1 ? *p1 : op->path, *dst = *p2 ? *p2 : op->path2;
+	if (op->kind == TG_OP_LINK && rel_of(t, src) && dst && !rel_of(t, dst))
+		return -EXDEV;
+	if (!*p1 && !*p2)
+		return 0;
+	*copy = *op;
+	copy->path = *p1 ? *p1 : op->path;
+	copy->path2 = *p2 ? *p2 : op->path2;
+	return 1;
+}
+
 int tg_txn_before(struct tg_txn *t, const struct tg_op *op)
 {
 	if (t->finished)
@@ -868,8 +935,13 @@ int tg_txn_before(struct tg_txn *t, const struct tg_op *op)
 		tg_journal_set_sync(t->j, sync_mode(t->sync, t->workspace, t->state_dir));
 		t->sync_set = true;
 	}
+	struct tg_op copy;
+	_cleanup_free_ char *p1 = NULL, *p2 = NULL;
+	int a = through_alias(t, op, &copy, &p1, &p2);
+	if (a < 0)
+		return a;
 	tg_journal_hold(t->j);
-	int e = before_op(t, op);
+	int e = before_op(t, a ? &copy : op);
 	int s = tg_journal_release(t->j);
 	return e < 0 ? e : s;
 }

@@ -326,6 +326,62 @@ recover_after_edit)
 	[ ! -e "$ws/d" ] || fail "the created directory is still there"
 	assert_eq "the file put in it is kept aside" mine "$(cat "$st"/aside/*/d/sub/mine)"
 	;;
+hardlink_alias)
+	# A hard link of a workspace file in a writable place: a write through
+	# it is journaled by the workspace name (restored, reported); a new link
+	# out of the workspace is refused with EXDEV, as across filesystems.
+	mkdir "$TG_TMP/elsewhere"
+	printf 'version: 1\npaths:\n  writable:\n    - %s\n' "$TG_TMP/elsewhere" >"$TG_TMP/policy.yaml"
+	echo orig >"$ws/g"
+	ln "$ws/g" "$TG_TMP/elsewhere/alias"
+	assert_eq "failed run" 1 "$(code tg --report "$TG_TMP/report.json" -- sh -c "echo via-alias > '$TG_TMP/elsewhere/alias'; chmod 600 '$TG_TMP/elsewhere/alias'; exit 1")"
+	assert_eq "g restored" orig "$(cat "$ws/g")"
+	assert_eq "g's mode restored" 644 "$(stat -c %a "$ws/g")"
+	assert_eq "still one inode" 2 "$(stat -c %h "$ws/g")"
+	assert_eq "report lists g" g "$(report_paths modified "$TG_TMP/report.json")"
+	assert_eq "committed run" 0 "$(code tg --report "$TG_TMP/report.json" -- sh -c "echo kept > '$TG_TMP/elsewhere/alias'")"
+	assert_eq "g changed" kept "$(cat "$ws/g")"
+	assert_eq "report lists g" g "$(report_paths modified "$TG_TMP/report.json")"
+	assert_eq "undo" 0 "$(code h undo)"
+	assert_eq "g back" orig "$(cat "$ws/g")"
+	assert_eq "new link out" 1 "$(code tg -- ln g "$TG_TMP/elsewhere/alias2")"
+	grep -q "Invalid cross-device link" "$TG_TMP/err" || fail "ln did not get EXDEV: $(cat "$TG_TMP/err")"
+	grep -q "denied link .* by rule txguard.journal" "$TG_TMP/err" || fail "no decision line: $(cat "$TG_TMP/err")"
+	[ ! -e "$TG_TMP/elsewhere/alias2" ] || fail "the link was made"
+	;;
+bind_alias)
+	# The workspace bind-mounted in a writable place (in a mount namespace
+	# of the test's own): creations, writes and removals through the other
+	# path are journaled at their workspace names and undone.
+	need_root
+	command -v unshare >/dev/null || skip "needs unshare(1)"
+	unshare -m true 2>/dev/null || skip_kernel "no mount namespace here"
+	mkdir -p "$TG_TMP/elsewhere/alias" "$ws/sub"
+	printf 'version: 1\npaths:\n  writable:\n    - %s\n' "$TG_TMP/elsewhere" >"$TG_TMP/policy.yaml"
+	echo orig >"$ws/f"
+	echo s >"$ws/sub/s"
+	a=$TG_TMP/elsewhere/alias
+	rc=0
+	unshare -m sh -c "mount --make-rprivate / && mount --bind '$ws' '$a' && cd '$ws' &&
+		'$TXGUARD' --no-default-policy -p '$TG_TMP/policy.yaml' -q --state-dir '$st' -w '$ws' \
+			--report '$TG_TMP/report.json' -- \
+			sh -c 'echo via-bind > $a/f; echo new > $a/new; rm $a/sub/s; mkdir $a/d; exit 1'" \
+		>"/dev/null" 2>"$TG_TMP/err" || rc=$?
+	assert_eq "failed run" 1 "$rc"
+	assert_eq "f restored" orig "$(cat "$ws/f")"
+	assert_eq "sub/s restored" s "$(cat "$ws/sub/s")"
+	[ ! -e "$ws/new" ] && [ ! -e "$ws/d" ] || fail "creations through the bind mount were left: $(ls "$ws")"
+	assert_eq "report: created" "d new" "$(report_paths created "$TG_TMP/report.json")"
+	assert_eq "report: modified" f "$(report_paths modified "$TG_TMP/report.json")"
+	assert_eq "report: deleted" sub/s "$(report_paths deleted "$TG_TMP/report.json")"
+	# A part of the workspace bound elsewhere.
+	rc=0
+	unshare -m sh -c "mount --make-rprivate / && mount --bind '$ws/sub' '$a' && cd '$ws' &&
+		'$TXGUARD' --no-default-policy -p '$TG_TMP/policy.yaml' -q --state-dir '$st' -w '$ws' -- \
+			sh -c 'echo changed > $a/s; exit 1'" >/dev/null 2>&1 || rc=$?
+	assert_eq "failed run (part)" 1 "$rc"
+	assert_eq "sub/s restored (part)" s "$(cat "$ws/sub/s")"
+	;;
 inherited_fd)
 	# An fd the caller passes in, open for writing on a workspace file:
 	# saved first (stderr says so, the report lists the file), so the
