@@ -23,8 +23,10 @@
 #include "common.h"
 #include "config.h"
 #include "history/history.h"
+#include "journal/journal.h"
 #include "landlock/landlock.h"
 #include "learn.h"
+#include "base/fs.h"
 #include "base/path.h"
 #include "policy/policy.h"
 #include "run_proxy.h"
@@ -141,6 +143,7 @@ struct ll_spec {
 	struct tg_landlock_spec spec;
 	const char **w;
 	const char *hidden[1];
+	char *root; /* hidden[0] when it is the state home's txguard/ */
 };
 
 static int landlock_spec(struct run *r, struct ll_spec *ls)
@@ -161,6 +164,14 @@ static int landlock_spec(struct run *r, struct ll_spec *ls)
 	 * "state-dir"). */
 	const char **hidden = ls->hidden;
 	hidden[0] = tg_txn_state_dir(r->txn);
+	/* In the shared state home (~/.local/state/txguard/NAME) all of it is
+	 * hidden: the other workspaces' journals are none of the command's
+	 * business either, and hiding one dir there takes a rule per sibling,
+	 * one per workspace ever run. */
+	_cleanup_free_ char *dflt = NULL, *root = NULL;
+	if (hidden[0] && tg_journal_default_state_dir(r->workspace, &dflt) == 0 && !strcmp(dflt, hidden[0]) &&
+	    !tg_path_is_under(hidden[0], r->workspace) && (root = tg_fs_dirname(hidden[0])) && root[0] == '/')
+		hidden[0] = ls->root = steal_pointer(&root);
 	bool hide = hidden[0] != NULL;
 	for (size_t i = 0; hide && i < nw + 1; i++)
 		if (tg_path_is_under(hidden[0], w[i]))
@@ -201,6 +212,7 @@ static int prepare_landlock(struct run *r)
 		rc = 0;
 	}
 	free(ls.w);
+	free(ls.root);
 	return rc;
 }
 
