@@ -89,7 +89,8 @@ struct tg_op {
 	unsigned long dev;       /* mknod */
 	long uid, gid;           /* chown; -1 = unchanged */
 
-	/* TG_OP_EXEC: argv as the tracee passed it, NULL-terminated. */
+	/* TG_OP_EXEC: argv as the tracee passed it, NULL-terminated, packed
+	 * in one block (tg_strv_pack): tg_op_clear frees it with free(). */
 	char **argv;
 	size_t argc;
 

@@ -71,6 +71,51 @@ char **tg_strv_dup(char *const *strv)
 	return r;
 }
 
+/* n pointers + NULL, then the bytes: one block. */
+static char **pack_alloc(size_t n, size_t bytes)
+{
+	if (n > (SIZE_MAX - bytes) / sizeof(char *) - 1) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	char **r = malloc((n + 1) * sizeof(char *) + bytes);
+	if (!r)
+		errno = ENOMEM;
+	return r;
+}
+
+char **tg_strv_pack(char *const *strv, size_t n)
+{
+	size_t bytes = 0;
+	for (size_t i = 0; i < n; i++)
+		bytes += strlen(strv[i]) + 1;
+	char **r = pack_alloc(n, bytes);
+	if (!r)
+		return NULL;
+	char *p = (char *)(r + n + 1);
+	for (size_t i = 0; i < n; i++) {
+		size_t l = strlen(strv[i]) + 1;
+		r[i] = memcpy(p, strv[i], l);
+		p += l;
+	}
+	r[n] = NULL;
+	return r;
+}
+
+char **tg_strv_pack_nul(const char *buf, size_t len, size_t n)
+{
+	char **r = pack_alloc(n, len);
+	if (!r)
+		return NULL;
+	char *p = memcpy(r + n + 1, buf, len);
+	for (size_t i = 0, off = 0; i < n; i++) {
+		r[i] = p + off;
+		off += strnlen(p + off, len - off) + 1;
+	}
+	r[n] = NULL;
+	return r;
+}
+
 int tg_strv_push(char ***strv, const char *s)
 {
 	size_t n = tg_strv_len(*strv);
@@ -307,7 +352,7 @@ void tg_op_clear(struct tg_op *op)
 	free(op->path2);
 	free(op->target);
 	free(op->xattr_name);
-	tg_strv_free(op->argv);
+	free(op->argv); /* packed: tg_strv_pack */
 	memset(op, 0, sizeof(*op));
 }
 

@@ -80,6 +80,13 @@ char *tg_strndup(const char *s, size_t n);
 char *tg_asprintf(const char *fmt, ...) TG_PRINTF(1, 2);
 char **tg_strv_dup(char *const *strv);
 size_t tg_strv_len(char *const *strv);
+/* The first n strings of strv (NULL-terminated) as one block: the pointer
+ * array and the strings after it, released by one free(). An exec's argv
+ * of 100,000 arguments costs one allocation, not 100,001. */
+char **tg_strv_pack(char *const *strv, size_t n);
+/* The same from n strings laid end to end in buf, each with its NUL
+ * (a /proc/PID/cmdline, an argv read from a tracee). */
+char **tg_strv_pack_nul(const char *buf, size_t len, size_t n);
 /* Append a copy of s to a NULL-terminated vector; returns 0 or -ENOMEM. */
 int tg_strv_push(char ***strv, const char *s);
 

@@ -1093,10 +1093,10 @@ int tg_policy_exec_op(char *const *argv, struct tg_op *op)
 	op->name = "execve";
 	if (!argv || !argv[0])
 		return -EINVAL;
-	op->argv = tg_strv_dup(argv);
+	op->argc = tg_strv_len(argv);
+	op->argv = tg_strv_pack(argv, op->argc);
 	if (!op->argv)
 		return -ENOMEM;
-	op->argc = tg_strv_len(argv);
 	if (strchr(argv[0], '/')) {
 		if (!getcwd(buf, sizeof(buf)))
 			strcpy(buf, "/");

@@ -359,8 +359,8 @@ static int example_exec_op(const char *text, struct tg_op *op)
 	} else {
 		op->path = tg_asprintf("/usr/bin/%s", argv[0]);
 	}
-	op->argv = steal_pointer(&argv);
-	return op->path ? 0 : -ENOMEM;
+	op->argv = tg_strv_pack(argv, op->argc);
+	return op->path && op->argv ? 0 : -ENOMEM;
 }
 
 static int example_path_op(const struct tg_rule *r, const char *text, struct tg_op *op)

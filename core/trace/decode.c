@@ -122,16 +122,39 @@ struct memwin {
 	char *buf;
 };
 
-static int win_string(struct memwin *w, uint64_t addr, char **out)
+/* Bytes laid end to end, each string with its NUL. */
+struct strbuf {
+	char *v;
+	size_t len, cap;
+};
+
+static int strbuf_add(struct strbuf *b, const char *s, size_t n)
+{
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 4096;
+		while (cap < b->len + n + 1)
+			cap *= 2;
+		char *v = realloc(b->v, cap);
+		if (!v)
+			return -ENOMEM;
+		b->v = v;
+		b->cap = cap;
+	}
+	memcpy(b->v + b->len, s, n);
+	b->v[b->len + n] = '\0';
+	b->len += n + 1;
+	return 0;
+}
+
+/* Append the string at addr to b, through the window. */
+static int win_string(struct memwin *w, uint64_t addr, struct strbuf *b)
 {
 	for (int pass = 0; pass < 2; pass++) {
 		if (addr >= w->base && addr < w->base + w->len) {
 			size_t off = (size_t)(addr - w->base);
 			const char *nul = memchr(w->buf + off, '\0', w->len - off);
-			if (nul) {
-				*out = tg_strndup(w->buf + off, (size_t)(nul - w->buf - off));
-				return *out ? 0 : -ENOMEM;
-			}
+			if (nul)
+				return strbuf_add(b, w->buf + off, (size_t)(nul - w->buf - off));
 			if (pass == 1)
 				break; /* longer than the window: read it on its own */
 		}
@@ -143,56 +166,48 @@ static int win_string(struct memwin *w, uint64_t addr, char **out)
 	}
 	if (w->len < TG_WIN)
 		return -EFAULT; /* the string runs into an unmapped page */
-	int r = tg_mem_read_string(w->pid, addr, TG_MAX_ARG_STRLEN, out);
-	return r == -ENAMETOOLONG ? -E2BIG : r;
-}
-
-static int argv_room(char ***argv, size_t n, size_t *cap)
-{
-	if (n + 2 <= *cap)
-		return 0;
-	size_t ncap = *cap * 2 > n + 2 ? *cap * 2 : n + 2;
-	char **nv = realloc(*argv, ncap * sizeof(*nv));
-	if (!nv)
-		return -ENOMEM;
-	*argv = nv;
-	*cap = ncap;
-	return 0;
+	_cleanup_free_ char *one = NULL;
+	int r = tg_mem_read_string(w->pid, addr, TG_MAX_ARG_STRLEN, &one);
+	if (r == -ENAMETOOLONG)
+		return -E2BIG;
+	return r < 0 ? r : strbuf_add(b, one, strlen(one));
 }
 
 int tg_mem_read_argv(pid_t pid, uint64_t addr, char ***out, size_t *argc)
 {
-	size_t cap = 16, n = 0;
-	_cleanup_strv_ char **argv = calloc(cap, sizeof(char *));
+	size_t n = 0;
 	_cleanup_free_ char *wbuf = malloc(TG_WIN);
 	_cleanup_free_ uint64_t *ptrs = malloc(TG_PAGE);
 	struct memwin w = { .pid = pid, .buf = wbuf };
+	struct strbuf b = { 0 };
+	int e = 0;
 
-	if (!argv || !wbuf || !ptrs)
+	if (!wbuf || !ptrs)
 		return -ENOMEM;
-	while (addr) {
+	while (addr && !e) {
 		/* The array may end just before an unmapped page: take what was read. */
 		ssize_t got = mem_read_some(pid, addr + n * 8, ptrs, TG_PAGE);
-		if (got < 8)
-			return got < 0 ? (int)got : -EFAULT;
+		if (got < 8) {
+			e = got < 0 ? (int)got : -EFAULT;
+			break;
+		}
 		size_t k = (size_t)got / 8;
-		for (size_t i = 0; i < k; i++, n++) {
+		for (size_t i = 0; i < k && !e; i++, n++) {
 			if (!ptrs[i])
 				goto done;
 			if (n >= TG_MAX_ARGC)
-				return -E2BIG;
-			if (argv_room(&argv, n, &cap) < 0)
-				return -ENOMEM;
-			int r = win_string(&w, ptrs[i], &argv[n]);
-			if (r < 0)
-				return r;
-			argv[n + 1] = NULL;
+				e = -E2BIG;
+			else
+				e = win_string(&w, ptrs[i], &b);
 		}
 	}
 done:
-	*argc = n;
-	*out = steal_pointer(&argv);
-	return 0;
+	if (!e && !(*out = tg_strv_pack_nul(b.v ? b.v : "", b.len, n)))
+		e = -ENOMEM;
+	if (!e)
+		*argc = n;
+	free(b.v);
+	return e;
 }
 
 /* The raw arguments of one call, by role. */

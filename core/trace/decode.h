@@ -38,6 +38,7 @@ int tg_mem_read(pid_t pid, uint64_t addr, void *buf, size_t len);
  * unmapped memory, -ENAMETOOLONG when no NUL within max bytes. */
 int tg_mem_read_string(pid_t pid, uint64_t addr, size_t max, char **out);
 
-/* Read a NULL-terminated char *[] (execve argv). A NULL addr gives an empty
- * vector, as the kernel treats it. -E2BIG past the kernel's limits. */
+/* Read a NULL-terminated char *[] (execve argv), packed in one block
+ * (tg_strv_pack: free() it). A NULL addr gives an empty vector, as the
+ * kernel treats it. -E2BIG past the kernel's limits. */
 int tg_mem_read_argv(pid_t pid, uint64_t addr, char ***out, size_t *argc);

@@ -103,7 +103,7 @@ static void vetted_free(struct vetted *v)
 {
 	if (!v)
 		return;
-	tg_strv_free(v->argv);
+	free(v->argv); /* packed */
 	free(v->filename);
 	free(v);
 }
@@ -330,9 +330,8 @@ static struct vetted *vet_exec(pid_t pid, const struct tg_op *op, const uint64_t
 	if (!v || !raw || !op->path)
 		goto fail;
 	/* An empty argv reaches the program as { "" } (Linux >= 5.18). */
-	v->argv = op->argc ? tg_strv_dup(op->argv) : NULL;
-	if (!op->argc && tg_strv_push(&v->argv, "") < 0)
-		goto fail;
+	static char *const empty[] = { "", NULL };
+	v->argv = op->argc ? tg_strv_pack(op->argv, op->argc) : tg_strv_pack(empty, 1);
 	v->filename = exec_filename(raw, dirfd);
 	if (!v->argv || !v->filename)
 		goto fail;
@@ -656,23 +655,16 @@ static void on_spawn_ev(struct tracer *t, pid_t pid, int status)
 
 /* /proc/PID/cmdline into a vector: one pass to count, one to copy (an argv
  * of 100,000 arguments is a normal xargs batch). */
+/* buf (NUL-terminated at buf[len], as tg_read_file leaves it) split at
+ * its NULs, packed (tg_strv_pack_nul: free()). */
 static char **split_cmdline(const char *buf, size_t len)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < len; i++)
 		n += buf[i] == '\0';
 	if (len && buf[len - 1] != '\0')
-		n++;
-	_cleanup_strv_ char **v = calloc(n + 1, sizeof(char *));
-	if (!v)
-		return NULL;
-	for (size_t i = 0, k = 0; i < len; k++) {
-		size_t l = strnlen(buf + i, len - i);
-		if (!(v[k] = tg_strndup(buf + i, l)))
-			return NULL;
-		i += l + 1;
-	}
-	return steal_pointer(&v);
+		n++, len++; /* the last one without its NUL: take buf[len]'s */
+	return tg_strv_pack_nul(buf, len, n);
 }
 
 /* A thread other than the leader exec'd: it now carries the leader's pid,
@@ -768,7 +760,7 @@ static void on_exec_ev(struct tracer *t, pid_t pid, int status)
 {
 	unsigned long former = (unsigned long)pid;
 	_cleanup_free_ char *buf = NULL, *exe = NULL;
-	_cleanup_strv_ char **argv = NULL;
+	_cleanup_free_ char **argv = NULL; /* packed */
 	struct vetted *vetted = NULL;
 	struct stat st;
 	char path[64];

@@ -98,10 +98,37 @@ Test(decode, argv)
 	cr_assert_eq(n, 3);
 	cr_assert_str_eq(out[2], "echo hi");
 	cr_assert_null(out[3]);
-	tg_strv_free(out);
+	free(out); /* one block */
 	cr_assert_eq(tg_mem_read_argv(getpid(), 0, &out, &n), 0);
 	cr_assert_eq(n, 0);
-	tg_strv_free(out);
+	cr_assert_null(out[0]);
+	free(out);
+}
+
+/* Many arguments, some empty, some longer than the read window, strings
+ * not laid out in order: each comes back exactly, in one packed block. */
+Test(decode, argv_many)
+{
+	enum { N = 20000 };
+	char **argv = calloc(N + 1, sizeof(char *));
+	cr_assert_not_null(argv);
+	for (size_t i = 0; i < N; i++) {
+		size_t len = i % 997 == 0 ? 70000 + i % 7 : i % 5 == 0 ? 0 : 1 + i % 13;
+		argv[N - 1 - i] = malloc(len + 1);
+		cr_assert_not_null(argv[N - 1 - i]);
+		for (size_t k = 0; k < len; k++)
+			argv[N - 1 - i][k] = (char)('a' + (i + k) % 26);
+		argv[N - 1 - i][len] = '\0';
+	}
+	char **out = NULL;
+	size_t n = 0;
+	cr_assert_eq(tg_mem_read_argv(getpid(), U(argv), &out, &n), 0);
+	cr_assert_eq(n, N);
+	for (size_t i = 0; i < N; i++)
+		cr_assert_str_eq(out[i], argv[i], "argument %zu", i);
+	cr_assert_null(out[N]);
+	free(out);
+	tg_strv_free(argv);
 }
 
 static int dec(long nr, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, struct tg_op *op)
