@@ -571,7 +571,6 @@ int tg_history_redo_target(const char *workspace, const char *state_dir, char **
 		if (!tg_run_is_undo(&h.v[i]))
 			rc = -ENOTEMPTY;
 	/* every run it undid must still be in history, and undone */
-	_cleanup_strv_ char **runs = NULL;
 	_cleanup_free_ char *copy = rc == 0 ? tg_strdup(h.v[at].undoes) : NULL;
 	char *save = NULL;
 	for (char *t = copy ? strtok_r(copy, " ", &save) : NULL; rc == 0 && t; t = strtok_r(NULL, " ", &save)) {

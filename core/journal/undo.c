@@ -216,10 +216,14 @@ static int keep_links(struct undo *u, const struct stat *st, int pfd, const char
 		char name[32];
 		snprintf(name, sizeof(name), "%llu", (unsigned long long)k->seq);
 		struct stat ks;
-		if (linkat(pfd, leaf, sfd, name, 0) < 0 &&
-		    (errno != EEXIST || fstatat(sfd, name, &ks, AT_SYMLINK_NOFOLLOW) < 0 ||
-		     ks.st_ino != st->st_ino || ks.st_dev != st->st_dev))
-			return -errno ? -errno : -EEXIST;
+		if (linkat(pfd, leaf, sfd, name, 0) < 0) {
+			/* already there (a replay): only if it is this object */
+			if (errno != EEXIST)
+				return -errno;
+			if (fstatat(sfd, name, &ks, AT_SYMLINK_NOFOLLOW) < 0 || ks.st_ino != st->st_ino ||
+			    ks.st_dev != st->st_dev)
+				return -EEXIST;
+		}
 		if (fsync(sfd) < 0)
 			return -errno;
 	}
@@ -332,21 +336,30 @@ static void remap_load(struct undo *u)
 
 /* Is st the object the records call (dev, ino), or what restore made of it?
  * Follows chains: a newer run's undo may have recreated it, and this restore
- * again. */
-static bool same_object(const struct undo *u, const struct stat *st, uint64_t dev, uint64_t ino)
+ * again. A number can stand for two objects (a removed original's, freed,
+ * then a new file's), each with its own chain (the original recreated by
+ * this restore, the new file by the redo of an undo): any chain that ends
+ * at st names it. budget bounds the walk. */
+static bool same_from(const struct undo *u, const struct stat *st, uint64_t dev, uint64_t ino, size_t *budget)
 {
-	for (size_t hops = 0; hops <= u->nm; hops++) {
-		if (st->st_dev == dev && st->st_ino == ino)
-			return true;
-		size_t i = u->nm;
-		while (i-- > 0 && !(u->m[i].odev == dev && u->m[i].oino == ino))
-			;
-		if (i == SIZE_MAX)
+	if (st->st_dev == dev && st->st_ino == ino)
+		return true;
+	for (size_t i = u->nm; i-- > 0;) {
+		if (!(u->m[i].odev == dev && u->m[i].oino == ino))
+			continue;
+		if (*budget == 0)
 			return false;
-		dev = u->m[i].ndev;
-		ino = u->m[i].nino;
+		(*budget)--;
+		if (same_from(u, st, u->m[i].ndev, u->m[i].nino, budget))
+			return true;
 	}
 	return false;
+}
+
+static bool same_object(const struct undo *u, const struct stat *st, uint64_t dev, uint64_t ino)
+{
+	size_t budget = 64;
+	return same_from(u, st, dev, ino, &budget);
 }
 
 static void undo_clear(struct undo *u)
