@@ -17,6 +17,7 @@
 #   json         redo --json: {ok, refused, error, entry, redone, conflicts}
 #   chain        two undos, two redos, newest first; log shows the undo
 #                entries (kind "undo", the runs they undid)
+#   unpriv       the exact case as nobody, with ACLs and user xattrs
 . "$(dirname "$0")/lib.sh"
 [ -n "${TG_TREEHASH:-}" ] || skip "tg-treehash not built"
 require_runs
@@ -219,6 +220,39 @@ chain)
 	rc=0; h undo "$(ids | sed -n 1p)" >/dev/null 2>"$TG_TMP/err" || rc=$?
 	assert_eq "undo of an undo entry" 1 "$rc"
 	grep -q "redo" "$TG_TMP/err" || fail "no hint to redo: $(cat "$TG_TMP/err")"
+	;;
+unpriv)
+	[ "$(id -u)" = 0 ] || skip "needs root to become nobody"
+	command -v setpriv >/dev/null || skip "needs setpriv(1)"
+	command -v setfacl >/dev/null || skip "needs setfacl (package acl)"
+	mkdir -p "$TG_TMP/home"
+	chmod 755 "$TG_TMP"
+	chown 65534:65534 "$TG_TMP/home" "$ws"
+	nb() { setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$TG_TMP/home" "$@"; }
+	tgn() { (cd "$ws" && nb "$TXGUARD" --no-default-policy -p "$TG_TMP/policy.yaml" -q \
+		--state-dir "$TG_TMP/home/st" -w "$ws" "$@"); }
+	hn() { sub=$1; shift; nb "$TXGUARD" "$sub" --state-dir "$TG_TMP/home/st" -w "$ws" "$@"; }
+	nb sh -c "cd '$ws' && echo x > f && ln f g && echo h > h && mkdir d && echo y > d/y"
+	nb setfacl -m u:1000:r "$ws/h" 2>/dev/null || skip "no ACLs on $TG_TMP"
+	nb setfattr -n user.a -v 1 "$ws/h" 2>/dev/null || skip "no user xattrs on $TG_TMP"
+	hash >"$TG_TMP/before"
+	tgn -- sh -c 'rm g; setfacl -m u:1234:rwx h; setfattr -n user.a -v 2 h; echo more >> h; rm -rf d; mkdir n; echo n > n/n' ||
+		fail "the run as nobody"
+	hash >"$TG_TMP/after"
+	(cd "$ws" && getfacl h) >"$TG_TMP/acl.after"
+	hn undo >/dev/null || fail "undo as nobody"
+	hash >"$TG_TMP/now"
+	diff "$TG_TMP/before" "$TG_TMP/now" >&2 || fail "undo as nobody"
+	no_outside_links "undo as nobody"
+	hn redo >/dev/null || fail "redo as nobody"
+	hash >"$TG_TMP/now"
+	diff "$TG_TMP/after" "$TG_TMP/now" >&2 || fail "redo as nobody did not give the run's tree back"
+	(cd "$ws" && getfacl h) >"$TG_TMP/acl.now"
+	diff "$TG_TMP/acl.after" "$TG_TMP/acl.now" >&2 || fail "redo as nobody: the ACL"
+	hn undo >/dev/null || fail "undo after redo as nobody"
+	hash >"$TG_TMP/now"
+	diff "$TG_TMP/before" "$TG_TMP/now" >&2 || fail "undo after redo as nobody"
+	assert_eq "f g one group" "$(stat -c %i "$ws/f")" "$(stat -c %i "$ws/g")"
 	;;
 *)
 	fail "unknown case $case"
