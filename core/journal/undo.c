@@ -694,7 +694,19 @@ static int undo_content(struct undo *u, const struct tg_jrec *r)
 		return there;
 	if (!S_ISREG(st.st_mode) || untouched(u, &st, &r->meta))
 		return 0;
-	int e = before(u, TG_OP_OPEN, r->path, NULL, O_WRONLY | O_APPEND);
+	int e = 0;
+	/* A read-only file is made writable for the rewrite (open_for_restore):
+	 * an undo journaling itself must capture its content first, which the
+	 * capture skips as a write the kernel would refuse. Lift the mode here,
+	 * journaled as the chmod it is. */
+	if (u->o->before && geteuid() != 0 && faccessat(pfd, leaf, W_OK, AT_EACCESS) < 0 && errno == EACCES &&
+	    st.st_uid == geteuid()) {
+		e = before(u, TG_OP_CHMOD, r->path, NULL, 0);
+		if (!e && fchmodat(pfd, leaf, (st.st_mode & 07777) | S_IWUSR, 0) < 0)
+			e = -errno;
+	}
+	if (!e)
+		e = before(u, TG_OP_OPEN, r->path, NULL, O_WRONLY | O_APPEND);
 	if (e < 0)
 		return e;
 	/* Into the same inode: every hard link of the group sees the old bytes. */

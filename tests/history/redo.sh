@@ -17,7 +17,8 @@
 #   json         redo --json: {ok, refused, error, entry, redone, conflicts}
 #   chain        two undos, two redos, newest first; log shows the undo
 #                entries (kind "undo", the runs they undid)
-#   unpriv       the exact case as nobody, with ACLs and user xattrs
+#   unpriv       the exact case as nobody, with ACLs, user xattrs and a
+#                read-only file the undo rewrites
 . "$(dirname "$0")/lib.sh"
 [ -n "${TG_TREEHASH:-}" ] || skip "tg-treehash not built"
 require_runs
@@ -232,11 +233,12 @@ unpriv)
 	tgn() { (cd "$ws" && nb "$TXGUARD" --no-default-policy -p "$TG_TMP/policy.yaml" -q \
 		--state-dir "$TG_TMP/home/st" -w "$ws" "$@"); }
 	hn() { sub=$1; shift; nb "$TXGUARD" "$sub" --state-dir "$TG_TMP/home/st" -w "$ws" "$@"; }
-	nb sh -c "cd '$ws' && echo x > f && ln f g && echo h > h && mkdir d && echo y > d/y"
+	nb sh -c "cd '$ws' && echo x > f && ln f g && echo h > h && mkdir d && echo y > d/y && echo r > ro && chmod 444 ro"
 	nb setfacl -m u:1000:r "$ws/h" 2>/dev/null || skip "no ACLs on $TG_TMP"
 	nb setfattr -n user.a -v 1 "$ws/h" 2>/dev/null || skip "no user xattrs on $TG_TMP"
 	hash >"$TG_TMP/before"
-	tgn -- sh -c 'rm g; setfacl -m u:1234:rwx h; setfattr -n user.a -v 2 h; echo more >> h; rm -rf d; mkdir n; echo n > n/n' ||
+	tgn -- sh -c 'rm g; setfacl -m u:1234:rwx h; setfattr -n user.a -v 2 h; echo more >> h; rm -rf d; mkdir n; echo n > n/n
+		chmod 644 ro; echo more >> ro; chmod 444 ro' ||
 		fail "the run as nobody"
 	hash >"$TG_TMP/after"
 	(cd "$ws" && getfacl h) >"$TG_TMP/acl.after"
