@@ -313,8 +313,9 @@ static char *join_ids(char *const *ids)
  * undid) whose journal holds what the undo overwrote: `redo` restores it.
  * Its journal is on disk before the first run is touched; an undo that
  * fails part-way is left open, and recovery reverts it as a whole. */
-static int undo_journaled(struct hctx *c, char **ids, struct tg_undo_result *r, char **entry)
+static int undo_journaled(struct hctx *c, char ***idsp, struct tg_undo_result *r, char **entry)
 {
+	char **ids = *idsp;
 	_cleanup_free_ char *all = join_ids(ids);
 	_cleanup_free_ char *cmdline = tg_asprintf("txguard undo%s%s", c->o->id ? " " : "", c->o->id ? c->o->id : "");
 	if (!all || !cmdline)
@@ -333,8 +334,25 @@ static int undo_journaled(struct hctx *c, char **ids, struct tg_undo_result *r, 
 	}
 	if (rc < 0)
 		return rc;
-	if (tg_txn_recovered(t) > 0 && !c->o->quiet)
-		fprintf(stderr, "txguard: restored %d interrupted transaction(s) first\n", tg_txn_recovered(t));
+	if (tg_txn_recovered(t) > 0) {
+		if (!c->o->quiet)
+			fprintf(stderr, "txguard: restored %d interrupted transaction(s) first\n", tg_txn_recovered(t));
+		/* Recovery may have put runs back in effect (an interrupted undo
+		 * reverted): choose again, under the lock now. */
+		tg_strv_free(ids);
+		*idsp = ids = NULL;
+		rc = tg_history_undo_plan(c->workspace, tg_txn_state_dir(t), c->o->id, idsp);
+		ids = *idsp;
+		free(all);
+		all = rc == 0 ? join_ids(ids) : NULL;
+		if (rc == 0)
+			rc = all ? tg_txn_set_undoes(t, all) : -ENOMEM;
+		if (rc < 0) {
+			(void)tg_txn_rollback(t, NULL, NULL);
+			tg_txn_free(t);
+			return rc;
+		}
+	}
 	const struct tg_undo_opts uo = { .force = c->o->force, .locked = true, .before = before_step, .ud = t };
 	rc = tg_history_undo_set_ex(c->workspace, tg_txn_state_dir(t), (const char *const *)ids, &uo, r);
 	if ((rc == 0 || rc == -ESTALE) && r->nundone > 0) {
@@ -343,8 +361,11 @@ static int undo_journaled(struct hctx *c, char **ids, struct tg_undo_result *r, 
 		tg_txn_end(t);
 		if (!e)
 			e = tg_txn_commit(t);
-		if (!e)
+		struct tg_txinfo kept = { 0 };
+		/* an undo whose steps added up to no change leaves no entry */
+		if (!e && tg_journal_read_info(tg_txn_state_dir(t), tg_txn_id(t), &kept) == 0)
 			*entry = tg_strdup(tg_txn_id(t));
+		tg_txinfo_clear(&kept);
 		if (e < 0)
 			tg_warn("undo: the runs are undone, but the undo could not be kept for a redo: %s", strerror(-e));
 		tg_txn_collect(t);
@@ -364,9 +385,21 @@ static int cmd_undo(struct hctx *c)
 	struct tg_undo_result r = { 0 };
 	_cleanup_strv_ char **ids = NULL;
 	_cleanup_free_ char *entry = NULL;
-	int rc = tg_history_undo_plan(c->workspace, c->state_dir, c->o->id, &ids);
+	/* An interrupted transaction first (an interrupted undo is reverted
+	 * whole): what is in effect, and so what to undo, depends on it. */
+	int recovered = 0;
+	int rc = tg_recover_ex(c->workspace, c->state_dir, false, &recovered);
+	if (rc == -ESTALE) {
+		tg_warn("undo: an interrupted transaction waits to be restored, and paths were changed since: "
+		        "see 'txguard recover --dry-run'");
+		return 1;
+	}
+	if (recovered > 0 && !c->o->quiet)
+		fprintf(stderr, "txguard: restored %d interrupted transaction(s) first\n", recovered);
 	if (rc == 0)
-		rc = undo_journaled(c, ids, &r, &entry);
+		rc = tg_history_undo_plan(c->workspace, c->state_dir, c->o->id, &ids);
+	if (rc == 0)
+		rc = undo_journaled(c, &ids, &r, &entry);
 	if (rc == -ECANCELED) {
 		tg_undo_result_clear(&r);
 		return 1;
@@ -431,6 +464,8 @@ static int cmd_redo(struct hctx *c)
 		tg_warn("redo: a run that undo %s undid left the history (bound) or is not undone any more", r.entry);
 	} else if (rc == -EBUSY) {
 		tg_warn("redo: a txguard run is in progress on this workspace; try again when it ends");
+	} else if (rc == -EINPROGRESS) {
+		tg_warn("redo: an interrupted transaction waits to be restored; run 'txguard recover' first");
 	} else if (rc == -ESTALE) {
 		tg_warn("redo refused: %zu path(s) changed outside txguard since the undo; nothing was changed:",
 		        r.nconflicts);

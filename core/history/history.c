@@ -595,6 +595,17 @@ int tg_history_redo(const char *workspace, const char *state_dir, bool force, st
 		return lockp ? -errno : -ENOMEM;
 	if (flock(lfd, LOCK_EX | LOCK_NB) < 0)
 		return errno == EWOULDBLOCK ? -EBUSY : -errno;
+	/* An interrupted transaction (an undo among them) is recovery's to
+	 * finish first: redoing under it would restore out of order. */
+	struct tg_txinfo *v = NULL;
+	size_t n = 0;
+	rc = tg_run_list(sd, &v, &n);
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		if (v[i].state == TG_JSTATE_OPEN || v[i].state == TG_JSTATE_ROLLING_BACK)
+			rc = -EINPROGRESS;
+	tg_txinfo_free_all(v, n);
+	if (rc < 0)
+		return rc;
 	rc = tg_history_redo_target(workspace, sd, &r->entry);
 	if (rc < 0)
 		return rc;

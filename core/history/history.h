@@ -172,7 +172,8 @@ int tg_history_redo_target(const char *workspace, const char *state_dir, char **
  * against the tree: -ESTALE with r->refused and r->conflicts unless
  * force). r->entry: the entry; r->undone: the runs back in effect (their
  * `undone` mark cleared, so a later undo undoes them again). -EBUSY while
- * a run holds the workspace. */
+ * a run holds the workspace; -EINPROGRESS while an interrupted transaction
+ * waits for recovery. */
 int tg_history_redo(const char *workspace, const char *state_dir, bool force, struct tg_undo_result *r);
 
 /* ---- multi-command transactions ---- */

@@ -17,6 +17,9 @@
 #   json         redo --json: {ok, refused, error, entry, redone, conflicts}
 #   chain        two undos, two redos, newest first; log shows the undo
 #                entries (kind "undo", the runs they undid)
+#   interrupted  an undo killed part-way (tg-mutate --die-step): redo
+#                waits for recovery (1); the next undo recovers it first
+#                (reverted whole), then undoes; redo gives the run back
 #   unpriv       the exact case as nobody, with ACLs, user xattrs and a
 #                read-only file the undo rewrites
 . "$(dirname "$0")/lib.sh"
@@ -221,6 +224,26 @@ chain)
 	rc=0; h undo "$(ids | sed -n 1p)" >/dev/null 2>"$TG_TMP/err" || rc=$?
 	assert_eq "undo of an undo entry" 1 "$rc"
 	grep -q "redo" "$TG_TMP/err" || fail "no hint to redo: $(cat "$TG_TMP/err")"
+	;;
+interrupted)
+	[ -n "${TG_MUTATE:-}" ] || skip "tg-mutate not built"
+	setup
+	hash >"$TG_TMP/before"
+	change
+	hash >"$TG_TMP/after"
+	rc=0; "$TG_MUTATE" undo "$ws" "$TXGUARD_STATE_DIR" --journaled --die-step 3 2>/dev/null || rc=$?
+	assert_eq "the undo was killed" 137 "$rc"
+	rc=0; h redo >/dev/null 2>"$TG_TMP/err" || rc=$?
+	assert_eq "redo with an interrupted undo" 1 "$rc"
+	grep -q "txguard recover" "$TG_TMP/err" || fail "no hint to recover: $(cat "$TG_TMP/err")"
+	h undo >"$TG_TMP/out" 2>"$TG_TMP/err" || fail "undo after the crash: $(cat "$TG_TMP/err")"
+	grep -q "restored 1 interrupted" "$TG_TMP/err" || fail "the recovery was not said: $(cat "$TG_TMP/err")"
+	grep -q "^undone: " "$TG_TMP/out" || fail "the run was not undone: $(cat "$TG_TMP/out")"
+	hash >"$TG_TMP/now"
+	diff "$TG_TMP/before" "$TG_TMP/now" >&2 || fail "undo after the recovery of an interrupted undo"
+	h redo >/dev/null 2>&1 || fail "redo"
+	hash >"$TG_TMP/now"
+	diff "$TG_TMP/after" "$TG_TMP/now" >&2 || fail "redo after the recovery of an interrupted undo"
 	;;
 unpriv)
 	[ "$(id -u)" = 0 ] || skip "needs root to become nobody"
