@@ -81,6 +81,7 @@ static const struct {
 	{ "show", NULL, TG_CMD_SHOW },
 	{ "diff", NULL, TG_CMD_DIFF },
 	{ "undo", NULL, TG_CMD_UNDO },
+	{ "redo", NULL, TG_CMD_REDO },
 	{ "begin", NULL, TG_CMD_BEGIN },
 	{ "commit", NULL, TG_CMD_COMMIT },
 	{ "rollback", NULL, TG_CMD_ROLLBACK },
@@ -454,6 +455,10 @@ static int take_positionals(int n, char **rest, struct tg_opts *o, FILE *err, bo
 		if (n > 1)
 			return bad(err, "%s", "usage: txguard undo [ID] [--force] [--dry-run]");
 		o->id = n ? rest[0] : NULL;
+		return 0;
+	case TG_CMD_REDO:
+		if (n > 0)
+			return bad(err, "%s", "usage: txguard redo [--force] [--dry-run] [--json] (it redoes the last undo; it takes no ID)");
 		return 0;
 	case TG_CMD_HELP:
 		if (n > 1)

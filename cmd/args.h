@@ -26,6 +26,7 @@ enum tg_subcmd {
 	TG_CMD_HELP,
 	TG_CMD_VERSION,
 	TG_CMD_STATUS,
+	TG_CMD_REDO,
 };
 
 enum tg_rollback_on {

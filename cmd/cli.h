@@ -33,5 +33,7 @@ int tg_cmd_doctor(struct tg_opts *o);
 int tg_cmd_recover(struct tg_opts *o);
 /* undo --dry-run (preview.c): workspace absolute, state_dir as given. */
 int tg_cmd_undo_preview(struct tg_opts *o, const char *workspace, const char *state_dir);
+/* redo --dry-run (preview.c). */
+int tg_cmd_redo_preview(struct tg_opts *o, const char *workspace, const char *state_dir);
 int tg_cmd_history(struct tg_opts *o);
 int tg_cmd_status(struct tg_opts *o);

@@ -94,6 +94,9 @@ static void json_entry(struct tg_json *j, const struct tg_txinfo *i, const char 
 	tg_json_kv_uint(j, "bytes_saved", i->bytes_saved);
 	tg_json_kv_uint(j, "journal_bytes", i->journal_bytes);
 	tg_json_kv_str(j, "tx", tx);
+	tg_json_kv_str(j, "kind", tg_run_is_undo(i) ? "undo" : "run");
+	if (tg_run_is_undo(i))
+		tg_json_kv_str(j, "undoes", i->undoes);
 }
 
 static int log_json(const struct tg_history *h)
@@ -211,7 +214,7 @@ static void print_conflicts(const struct tg_undo_result *r, bool forced)
 }
 
 /* --json: one object {ok, refused, partial, error, undone[], conflicts[]}. */
-static void undo_json(int rc, const struct tg_undo_result *r, bool forced)
+static void undo_json(int rc, const struct tg_undo_result *r, bool forced, const char *entry)
 {
 	struct tg_json *j = tg_json_new_file(stdout);
 	if (!j)
@@ -223,6 +226,7 @@ static void undo_json(int rc, const struct tg_undo_result *r, bool forced)
 	tg_json_kv_str(j, "error", rc < 0 ? tg_errno_name(-rc) : NULL);
 	char *none[] = { NULL };
 	tg_json_kv_strv(j, "undone", r->undone ? r->undone : none);
+	tg_json_kv_str(j, "entry", entry);
 	tg_json_key(j, "conflicts");
 	tg_json_begin_array(j);
 	for (size_t i = 0; i < r->nconflicts; i++) {
@@ -239,10 +243,11 @@ static void undo_json(int rc, const struct tg_undo_result *r, bool forced)
 }
 
 /* Shared report of an undo or a rollback; returns the exit code. */
-static int undo_report(struct hctx *c, const char *what, int rc, const struct tg_undo_result *r)
+static int undo_report(struct hctx *c, const char *what, int rc, const struct tg_undo_result *r,
+                       const char *entry)
 {
 	if (c->o->json)
-		undo_json(rc, r, c->o->force);
+		undo_json(rc, r, c->o->force, entry);
 	for (size_t i = 0; !c->o->json && i < r->nundone; i++)
 		printf("undone: %s\n", r->undone[i]);
 	if (rc == -ESTALE) {
@@ -268,6 +273,10 @@ static int undo_report(struct hctx *c, const char *what, int rc, const struct tg
 		tg_warn("%s: run %s is already undone", what, c->o->id);
 		return 1;
 	}
+	if (rc == -EISDIR) {
+		tg_warn("%s: %s is an undo, not a run: 'txguard redo' undoes the last undo", what, c->o->id);
+		return 1;
+	}
 	if (rc < 0)
 		return tg_fail("%s failed: %s", what, strerror(-rc));
 	if (r->nconflicts) {
@@ -279,15 +288,207 @@ static int undo_report(struct hctx *c, const char *what, int rc, const struct tg
 	return 0;
 }
 
+/* The undo journals itself (txn.h): each of its restore steps is captured
+ * first, as a trapped call of a run would be. */
+static int before_step(void *ud, const struct tg_op *op)
+{
+	return tg_txn_before(ud, op);
+}
+
+static char *join_ids(char *const *ids)
+{
+	size_t len = 1;
+	for (size_t i = 0; ids && ids[i]; i++)
+		len += strlen(ids[i]) + 1;
+	char *s = calloc(1, len);
+	for (size_t i = 0; s && ids && ids[i]; i++) {
+		if (i)
+			strcat(s, " ");
+		strcat(s, ids[i]);
+	}
+	return s;
+}
+
+/* The undo is a history entry of its own (kind "undo", naming the runs it
+ * undid) whose journal holds what the undo overwrote: `redo` restores it.
+ * Its journal is on disk before the first run is touched; an undo that
+ * fails part-way is left open, and recovery reverts it as a whole. */
+/* The one line of an automatic recovery before an undo or a redo. */
+static void say_recovered(const struct tg_recovery *r, const char *state_dir)
+{
+	fprintf(stderr, "txguard: restored %d interrupted transaction(s) first", r->restored);
+	if (r->kept)
+		fprintf(stderr, "; %zu path(s) changed after its last record kept in %s/aside", r->kept, state_dir);
+	fputc('\n', stderr);
+}
+
+static int undo_journaled(struct hctx *c, char ***idsp, struct tg_undo_result *r, char **entry)
+{
+	char **ids = *idsp;
+	_cleanup_free_ char *all = join_ids(ids);
+	_cleanup_free_ char *cmdline = tg_asprintf("txguard undo%s%s", c->o->id ? " " : "", c->o->id ? c->o->id : "");
+	if (!all || !cmdline)
+		return -ENOMEM;
+	const struct tg_txn_opts to = {
+		.workspace = c->workspace, .state_dir = c->state_dir, .lock = TG_LOCK_FAIL,
+		.command = cmdline, .undoes = all,
+		.history_max_runs = c->o->history_max_runs, .history_max_bytes = c->o->history_max_bytes,
+	};
+	struct tg_txn *t = NULL;
+	int rc = tg_txn_open(&t, &to);
+	if (rc == -ESTALE) {
+		tg_warn("undo: an interrupted transaction waits to be restored, and paths were changed since: "
+		        "see 'txguard recover --dry-run'");
+		return -ECANCELED;
+	}
+	if (rc < 0)
+		return rc;
+	if (tg_txn_recovery(t)->restored > 0) {
+		if (!c->o->quiet)
+			say_recovered(tg_txn_recovery(t), tg_txn_state_dir(t));
+		/* Recovery may have put runs back in effect (an interrupted undo
+		 * reverted): choose again, under the lock now. */
+		tg_strv_free(ids);
+		*idsp = ids = NULL;
+		rc = tg_history_undo_plan(c->workspace, tg_txn_state_dir(t), c->o->id, idsp);
+		ids = *idsp;
+		free(all);
+		all = rc == 0 ? join_ids(ids) : NULL;
+		if (rc == 0)
+			rc = all ? tg_txn_set_undoes(t, all) : -ENOMEM;
+		if (rc < 0) {
+			(void)tg_txn_rollback(t, NULL, NULL);
+			tg_txn_free(t);
+			return rc;
+		}
+	}
+	const struct tg_undo_opts uo = { .force = c->o->force, .locked = true, .before = before_step, .ud = t };
+	rc = tg_history_undo_set_ex(c->workspace, tg_txn_state_dir(t), (const char *const *)ids, &uo, r);
+	if ((rc == 0 || rc == -ESTALE) && r->nundone > 0) {
+		_cleanup_free_ char *done = join_ids(r->undone);
+		int e = done ? tg_txn_set_undoes(t, done) : -ENOMEM;
+		tg_txn_end(t);
+		if (!e)
+			e = tg_txn_commit(t);
+		struct tg_txinfo kept = { 0 };
+		/* an undo whose steps added up to no change leaves no entry */
+		if (!e && tg_journal_read_info(tg_txn_state_dir(t), tg_txn_id(t), &kept) == 0)
+			*entry = tg_strdup(tg_txn_id(t));
+		tg_txinfo_clear(&kept);
+		if (e < 0)
+			tg_warn("undo: the runs are undone, but the undo could not be kept for a redo: %s", strerror(-e));
+		tg_txn_collect(t);
+	} else if (rc == 0 || rc == -ESTALE || rc == -ENOENT) {
+		(void)tg_txn_rollback(t, NULL, NULL); /* nothing was touched */
+	} else {
+		tg_warn("undo: failed part-way; 'txguard recover' puts the workspace back as it was before the undo");
+	}
+	tg_txn_free(t);
+	return rc;
+}
+
 static int cmd_undo(struct hctx *c)
 {
 	if (c->o->dry_run)
 		return tg_cmd_undo_preview(c->o, c->workspace, c->state_dir);
 	struct tg_undo_result r = { 0 };
-	int rc = tg_history_undo(c->workspace, c->state_dir, c->o->id, c->o->force, &r);
-	rc = undo_report(c, "undo", rc, &r);
+	_cleanup_strv_ char **ids = NULL;
+	_cleanup_free_ char *entry = NULL;
+	/* An interrupted transaction first (an interrupted undo is reverted
+	 * whole): what is in effect, and so what to undo, depends on it. */
+	struct tg_recovery rec = { 0 };
+	int rc = tg_recover_ex(c->workspace, c->state_dir, &rec);
+	if (rc == -ESTALE) {
+		tg_warn("undo: an interrupted transaction waits to be restored, and paths were changed since: "
+		        "see 'txguard recover --dry-run'");
+		return 1;
+	}
+	if (rec.restored > 0 && !c->o->quiet) {
+		_cleanup_free_ char *sd = NULL;
+		(void)tg_recover_state_dir(c->workspace, c->state_dir, &sd);
+		say_recovered(&rec, sd ? sd : "the state dir");
+	}
+	if (rc == 0)
+		rc = tg_history_undo_plan(c->workspace, c->state_dir, c->o->id, &ids);
+	if (rc == 0)
+		rc = undo_journaled(c, &ids, &r, &entry);
+	if (rc == -ECANCELED) {
+		tg_undo_result_clear(&r);
+		return 1;
+	}
+	rc = undo_report(c, "undo", rc, &r, entry);
 	tg_undo_result_clear(&r);
 	return rc;
+}
+
+/* --json of a redo: {ok, refused, error, entry, redone[], conflicts[]}. */
+static void redo_json(int rc, const struct tg_undo_result *r, bool forced)
+{
+	struct tg_json *j = tg_json_new_file(stdout);
+	if (!j)
+		return;
+	tg_json_begin_object(j);
+	tg_json_kv_bool(j, "ok", rc == 0);
+	tg_json_kv_bool(j, "refused", r->refused);
+	tg_json_kv_str(j, "error", rc < 0 ? tg_errno_name(-rc) : NULL);
+	tg_json_kv_str(j, "entry", r->entry);
+	char *none[] = { NULL };
+	tg_json_kv_strv(j, "redone", rc == 0 && r->undone ? r->undone : none);
+	tg_json_key(j, "conflicts");
+	tg_json_begin_array(j);
+	for (size_t i = 0; i < r->nconflicts; i++) {
+		tg_json_begin_object(j);
+		tg_json_kv_str(j, "path", r->conflicts[i].path);
+		tg_json_kv_bool(j, "overwritten", rc == 0 && forced);
+		tg_json_end_object(j);
+	}
+	tg_json_end_array(j);
+	tg_json_end_object(j);
+	tg_json_newline(j);
+	tg_json_free(j);
+}
+
+/* Exit codes as undo's: 0 done, 1 refused or nothing to redo, 125 failed. */
+static int cmd_redo(struct hctx *c)
+{
+	if (c->o->dry_run)
+		return tg_cmd_redo_preview(c->o, c->workspace, c->state_dir);
+	struct tg_undo_result r = { 0 };
+	int rc = tg_history_redo(c->workspace, c->state_dir, c->o->force, &r);
+	if (c->o->json)
+		redo_json(rc, &r, c->o->force);
+	for (size_t i = 0; rc == 0 && !c->o->json && i < r.nundone; i++)
+		printf("redone: %s\n", r.undone[i]);
+	int code = 1;
+	if (rc == 0) {
+		code = 0;
+		if (r.nconflicts) {
+			tg_warn("--force: %zu path(s) changed outside txguard were overwritten:", r.nconflicts);
+			for (size_t i = 0; i < r.nconflicts; i++)
+				fprintf(stderr, "  overwritten: %s\n", r.conflicts[i].path);
+		}
+	} else if (rc == -ENOENT) {
+		tg_warn("redo: nothing to redo (no 'txguard undo' in this workspace's history that is not redone)");
+	} else if (rc == -ENOTEMPTY) {
+		tg_warn("redo: refused: a run came after undo %s (the workspace moved on); "
+		        "undo that run first, or run the command again under txguard", r.entry);
+	} else if (rc == -ENOLINK) {
+		tg_warn("redo: a run that undo %s undid left the history (bound) or is not undone any more", r.entry);
+	} else if (rc == -EBUSY) {
+		tg_warn("redo: a txguard run is in progress on this workspace; try again when it ends");
+	} else if (rc == -EINPROGRESS) {
+		tg_warn("redo: an interrupted transaction waits to be restored; run 'txguard recover' first");
+	} else if (rc == -ESTALE) {
+		tg_warn("redo refused: %zu path(s) changed outside txguard since the undo; nothing was changed:",
+		        r.nconflicts);
+		for (size_t i = 0; i < r.nconflicts; i++)
+			fprintf(stderr, "  %s\n", r.conflicts[i].path);
+		fprintf(stderr, "Hint: keep your edits elsewhere first, or use --force to overwrite them.\n");
+	} else {
+		code = tg_fail("redo failed: %s", strerror(-rc));
+	}
+	tg_undo_result_clear(&r);
+	return code;
 }
 
 /* ---- transactions ---- */
@@ -343,7 +544,7 @@ static int cmd_rollback(struct hctx *c)
 		tg_undo_result_clear(&r);
 		return tx_error("rollback", c->o->id, rc);
 	}
-	rc = undo_report(c, "rollback", rc, &r);
+	rc = undo_report(c, "rollback", rc, &r, NULL);
 	if (rc == 0 && !c->o->json)
 		printf("transaction %s rolled back\n", c->o->id);
 	tg_undo_result_clear(&r);
@@ -582,7 +783,7 @@ int tg_cmd_history(struct tg_opts *o)
 {
 	struct hctx c = { .o = o };
 	/* Commands that change the workspace refuse a too-wide one, as a run does. */
-	bool writes = o->cmd == TG_CMD_UNDO || o->cmd == TG_CMD_BEGIN ||
+	bool writes = o->cmd == TG_CMD_UNDO || o->cmd == TG_CMD_REDO || o->cmd == TG_CMD_BEGIN ||
 	              o->cmd == TG_CMD_COMMIT || o->cmd == TG_CMD_ROLLBACK;
 	enum tg_ws_source src;
 	char why[512];
@@ -600,6 +801,7 @@ int tg_cmd_history(struct tg_opts *o)
 	case TG_CMD_SHOW: rc = cmd_show(&c); break;
 	case TG_CMD_DIFF: rc = cmd_diff(&c); break;
 	case TG_CMD_UNDO: rc = cmd_undo(&c); break;
+	case TG_CMD_REDO: rc = cmd_redo(&c); break;
 	case TG_CMD_BEGIN: rc = cmd_begin(&c); break;
 	case TG_CMD_COMMIT: rc = cmd_commit(&c); break;
 	case TG_CMD_ROLLBACK: rc = cmd_rollback(&c); break;

@@ -50,7 +50,7 @@ static int print_changed(void *ud, const char *rel, bool changed)
 }
 
 /* One run's preview: {id, steps[], conflicts[]} or its text block. */
-static int preview_one(struct pv *p, const char *sd, const char *id, bool interrupted)
+static int preview_one(struct pv *p, const char *sd, const char *id, bool interrupted, const char *label)
 {
 	int rc;
 	if (p->j) {
@@ -59,7 +59,7 @@ static int preview_one(struct pv *p, const char *sd, const char *id, bool interr
 		tg_json_key(p->j, "steps");
 		tg_json_begin_array(p->j);
 	} else {
-		printf("%s %s:\n", interrupted ? "would restore interrupted" : "would undo", id);
+		printf("%s %s:\n", label, id);
 	}
 	rc = tg_journal_preview(sd, id, print_step, p);
 	if (p->j) {
@@ -107,36 +107,55 @@ static void end(struct pv *p)
 /* The runs a real undo of id would undo: tg_history_undo's choice. */
 int tg_cmd_undo_preview(struct tg_opts *o, const char *workspace, const char *state_dir)
 {
-	struct tg_history h = { 0 };
-	int rc = tg_history_load(workspace, state_dir, &h);
-	if (rc < 0)
-		return tg_fail("cannot read the history of %s: %s", workspace, strerror(-rc));
-	size_t at = 0;
-	if (!o->id) {
-		while (at < h.n && (tg_run_is_undone(&h.v[at]) || tg_changes_none(h.v[at].counts)))
-			at++;
-		rc = at < h.n ? 0 : -ENOENT;
-	} else {
-		rc = tg_history_find(&h, o->id, &at);
-		if (rc == 0 && tg_run_is_undone(&h.v[at]))
-			rc = -EALREADY;
-	}
-	if (rc < 0) {
-		tg_history_clear(&h);
-		tg_warn("undo --dry-run: %s", rc == -EALREADY ? "that run is already undone" : "nothing to undo");
+	_cleanup_strv_ char **ids = NULL;
+	_cleanup_free_ char *sd = NULL;
+	int rc = tg_history_undo_plan(workspace, state_dir, o->id, &ids);
+	if (rc == -ENOENT || rc == -EALREADY || rc == -EISDIR) {
+		tg_warn("undo --dry-run: %s", rc == -EALREADY ? "that run is already undone"
+		                              : rc == -EISDIR ? "that is an undo: 'txguard redo --dry-run' previews its undo"
+		                                              : "nothing to undo");
 		return 1;
 	}
+	if (rc == 0)
+		rc = tg_history_state_root(workspace, state_dir, &sd);
+	if (rc < 0)
+		return tg_fail("cannot read the history of %s: %s", workspace, strerror(-rc));
 	struct pv p = { 0 };
 	rc = begin(&p, o->json, "undo");
-	for (size_t i = 0; rc == 0 && i <= at; i++)
-		if (!tg_run_is_undone(&h.v[i]))
-			rc = preview_one(&p, h.state_dir, h.v[i].id, false);
+	for (size_t i = 0; rc == 0 && ids[i]; i++)
+		rc = preview_one(&p, sd, ids[i], false, "would undo");
 	end(&p);
 	if (rc == 0 && !o->json)
 		printf("%zu step(s); %zu path(s) changed outside txguard since%s\n", p.steps, p.conflicts,
 		       p.conflicts ? ": undo refuses them without --force" : "");
-	tg_history_clear(&h);
 	return rc < 0 ? tg_fail("undo --dry-run: %s", strerror(-rc)) : 0;
+}
+
+/* The undo entry a redo would restore: its steps, and the paths changed
+ * since the undo (what a redo refuses without --force). */
+int tg_cmd_redo_preview(struct tg_opts *o, const char *workspace, const char *state_dir)
+{
+	_cleanup_free_ char *id = NULL, *sd = NULL;
+	int rc = tg_history_redo_target(workspace, state_dir, &id);
+	if (rc == -ENOENT || rc == -ENOTEMPTY || rc == -ENOLINK) {
+		tg_warn("redo --dry-run: %s", rc == -ENOENT ? "nothing to redo"
+		                             : rc == -ENOTEMPTY ? "refused: a run came after the last undo (the workspace moved on)"
+		                                                : "a run the last undo undid left the history");
+		return 1;
+	}
+	if (rc == 0)
+		rc = tg_history_state_root(workspace, state_dir, &sd);
+	if (rc < 0)
+		return tg_fail("cannot read the history of %s: %s", workspace, strerror(-rc));
+	struct pv p = { 0 };
+	rc = begin(&p, o->json, "redo");
+	if (rc == 0)
+		rc = preview_one(&p, sd, id, false, "would redo (undo of)");
+	end(&p);
+	if (rc == 0 && !o->json)
+		printf("%zu step(s); %zu path(s) changed outside txguard since%s\n", p.steps, p.conflicts,
+		       p.conflicts ? ": redo refuses them without --force" : "");
+	return rc < 0 ? tg_fail("redo --dry-run: %s", strerror(-rc)) : 0;
 }
 
 static bool interrupted(const struct tg_txinfo *i)
@@ -156,7 +175,7 @@ static int recover_preview(struct tg_opts *o, const char *sd)
 	size_t found = 0;
 	for (size_t i = 0; rc == 0 && i < n; i++)
 		if (interrupted(&v[i]) && ++found)
-			rc = preview_one(&p, sd, v[i].id, true);
+			rc = preview_one(&p, sd, v[i].id, true, "would restore interrupted");
 	end(&p);
 	tg_txinfo_free_all(v, n);
 	if (rc < 0)

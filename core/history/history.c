@@ -4,7 +4,9 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "history.h"
 #include "history_int.h"
@@ -245,6 +247,7 @@ void tg_undo_result_clear(struct tg_undo_result *r)
 	if (!r)
 		return;
 	tg_strv_free(r->undone);
+	free(r->entry);
 	for (size_t i = 0; i < r->nconflicts; i++) {
 		free(r->conflicts[i].txn_id);
 		free(r->conflicts[i].path);
@@ -387,8 +390,10 @@ static int seed_undone(const char *sd, const char *const *ids, struct tg_touched
 		rc = -errno;
 	if (rc == 0)
 		rc = tg_run_list(sd, &v, &n);
+	/* An undo entry that a redo restored touched the same paths as the
+	 * runs it put back: counting them would excuse every edit since. */
 	for (size_t i = 0; rc == 0 && i < n; i++)
-		if (tg_run_is_undone(&v[i]) && v[i].started_ns > oldest.started_ns)
+		if (tg_run_is_undone(&v[i]) && !tg_run_is_undo(&v[i]) && v[i].started_ns > oldest.started_ns)
 			rc = tg_touched_add_run(newer, sd, v[i].id);
 	tg_txinfo_free_all(v, n);
 	tg_txinfo_clear(&oldest);
@@ -427,19 +432,19 @@ static int stopped_at(const char *sd, const char *id, struct tg_undo_result *r)
 	return rc < 0 ? rc : -ESTALE;
 }
 
-static int undo_checked(const char *sd, const char *const *ids, bool force,
+static int undo_checked(const char *sd, const char *const *ids, const struct tg_undo_opts *o,
                        struct tg_undo_result *r)
 {
 	int rc = check_set(sd, ids, r);
 	if (rc < 0)
 		return rc;
-	if (r->nconflicts > 0 && !force) {
+	if (r->nconflicts > 0 && !o->force) {
 		r->refused = true;
 		return -ESTALE;
 	}
 	for (size_t i = 0; ids[i]; i++) {
-		rc = tg_run_undo(sd, ids[i], force);
-		if (rc == -ESTALE && !force)
+		rc = tg_run_undo_ex(sd, ids[i], o);
+		if (rc == -ESTALE && !o->force)
 			return stopped_at(sd, ids[i], r);
 		if (rc < 0)
 			return rc;
@@ -474,6 +479,13 @@ static int not_undone(const char *sd, const char *const *ids, char ***out)
 int tg_history_undo_set(const char *workspace, const char *state_dir, const char *const *ids,
                      bool force, struct tg_undo_result *r)
 {
+	const struct tg_undo_opts o = { .force = force };
+	return tg_history_undo_set_ex(workspace, state_dir, ids, &o, r);
+}
+
+int tg_history_undo_set_ex(const char *workspace, const char *state_dir, const char *const *ids,
+                           const struct tg_undo_opts *o, struct tg_undo_result *r)
+{
 	_cleanup_free_ char *sd = NULL;
 	int rc = tg_history_state_root(workspace, state_dir, &sd);
 	if (rc < 0)
@@ -487,12 +499,12 @@ int tg_history_undo_set(const char *workspace, const char *state_dir, const char
 		return rc;
 	if (!todo[0])
 		return 0;
-	return undo_checked(sd, (const char *const *)todo, force, r);
+	return undo_checked(sd, (const char *const *)todo, o, r);
 }
 
-int tg_history_undo(const char *workspace, const char *state_dir, const char *id, bool force,
-                 struct tg_undo_result *r)
+int tg_history_undo_plan(const char *workspace, const char *state_dir, const char *id, char ***out)
 {
+	*out = NULL;
 	struct tg_history h = { 0 };
 	int rc = tg_history_load(workspace, state_dir, &h);
 	if (rc < 0)
@@ -501,24 +513,124 @@ int tg_history_undo(const char *workspace, const char *state_dir, const char *id
 	if (!id) {
 		/* the newest run not undone yet that changed something: `ls` run
 		 * after `rm -rf src` should not make a bare `undo` a no-op (the
-		 * empty runs newer than it are undone with it) */
-		while (at < h.n && (tg_run_is_undone(&h.v[at]) || tg_changes_none(h.v[at].counts)))
+		 * empty runs newer than it are undone with it); an undo entry is
+		 * undone by `redo` only */
+		while (at < h.n && (tg_run_is_undone(&h.v[at]) || tg_run_is_undo(&h.v[at]) ||
+		                    tg_changes_none(h.v[at].counts)))
 			at++;
 		rc = at < h.n ? 0 : -ENOENT;
 	} else {
 		rc = tg_history_find(&h, id, &at);
-		if (rc == 0 && tg_run_is_undone(&h.v[at]))
+		if (rc == 0 && tg_run_is_undo(&h.v[at]))
+			rc = -EISDIR;
+		else if (rc == 0 && tg_run_is_undone(&h.v[at]))
 			rc = -EALREADY;
 	}
 	_cleanup_strv_ char **ids = calloc(1, sizeof(char *));
 	if (!ids)
 		rc = -ENOMEM;
 	for (size_t i = 0; rc == 0 && i <= at; i++)
-		if (!tg_run_is_undone(&h.v[i]) && tg_strv_push(&ids, h.v[i].id) < 0)
+		if (!tg_run_is_undone(&h.v[i]) && !tg_run_is_undo(&h.v[i]) && tg_strv_push(&ids, h.v[i].id) < 0)
 			rc = -ENOMEM;
+	tg_history_clear(&h);
 	if (rc == 0)
-		rc = tg_history_undo_set(workspace, h.state_dir, (const char *const *)ids, force, r);
+		*out = steal_pointer(&ids);
+	return rc;
+}
+
+int tg_history_undo(const char *workspace, const char *state_dir, const char *id, bool force,
+                 struct tg_undo_result *r)
+{
+	_cleanup_strv_ char **ids = NULL;
+	int rc = tg_history_undo_plan(workspace, state_dir, id, &ids);
+	_cleanup_free_ char *sd = NULL;
+	if (rc == 0)
+		rc = tg_history_state_root(workspace, state_dir, &sd);
+	if (rc == 0)
+		rc = tg_history_undo_set(workspace, sd, (const char *const *)ids, force, r);
+	return rc;
+}
+
+/* ---- redo ---- */
+
+int tg_history_redo_target(const char *workspace, const char *state_dir, char **id)
+{
+	*id = NULL;
+	struct tg_history h = { 0 };
+	int rc = tg_history_load(workspace, state_dir, &h);
+	if (rc < 0)
+		return rc;
+	size_t at = 0;
+	while (at < h.n && !(tg_run_is_undo(&h.v[at]) && !tg_run_is_undone(&h.v[at])))
+		at++;
+	rc = at < h.n ? 0 : -ENOENT;
+	if (rc == 0 && !(*id = tg_strdup(h.v[at].id)))
+		rc = -ENOMEM;
+	/* the workspace moved on: a run came after the undo */
+	for (size_t i = 0; rc == 0 && i < at; i++)
+		if (!tg_run_is_undo(&h.v[i]))
+			rc = -ENOTEMPTY;
+	/* every run it undid must still be in history, and undone */
+	_cleanup_free_ char *copy = rc == 0 ? tg_strdup(h.v[at].undoes) : NULL;
+	char *save = NULL;
+	for (char *t = copy ? strtok_r(copy, " ", &save) : NULL; rc == 0 && t; t = strtok_r(NULL, " ", &save)) {
+		struct tg_txinfo ri = { 0 };
+		if (tg_journal_read_info(h.state_dir, t, &ri) < 0 || ri.state != TG_JSTATE_UNDONE)
+			rc = -ENOLINK;
+		tg_txinfo_clear(&ri);
+	}
 	tg_history_clear(&h);
 	return rc;
 }
 
+int tg_history_redo(const char *workspace, const char *state_dir, bool force, struct tg_undo_result *r)
+{
+	_cleanup_free_ char *sd = NULL;
+	int rc = tg_history_state_root(workspace, state_dir, &sd);
+	if (rc < 0)
+		return rc;
+	_cleanup_free_ char *lockp = tg_asprintf("%s/lock", sd);
+	_cleanup_close_ int lfd = lockp ? open(lockp, O_RDWR | O_CREAT | O_CLOEXEC, 0600) : -1;
+	if (lfd < 0)
+		return lockp ? -errno : -ENOMEM;
+	if (flock(lfd, LOCK_EX | LOCK_NB) < 0)
+		return errno == EWOULDBLOCK ? -EBUSY : -errno;
+	/* An interrupted transaction (an undo among them) is recovery's to
+	 * finish first: redoing under it would restore out of order. */
+	struct tg_txinfo *v = NULL;
+	size_t n = 0;
+	rc = tg_run_list(sd, &v, &n);
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		if (v[i].state == TG_JSTATE_OPEN || v[i].state == TG_JSTATE_ROLLING_BACK)
+			rc = -EINPROGRESS;
+	tg_txinfo_free_all(v, n);
+	if (rc < 0)
+		return rc;
+	rc = tg_history_redo_target(workspace, sd, &r->entry);
+	if (rc < 0)
+		return rc;
+	/* Undo's refusal rule, on the undo entry: its post-state is the tree
+	 * the undo left; a path changed since was changed outside txguard. */
+	const char *const ids[] = { r->entry, NULL };
+	rc = check_set(sd, ids, r);
+	if (rc < 0)
+		return rc;
+	if (r->nconflicts > 0 && !force) {
+		r->refused = true;
+		return -ESTALE;
+	}
+	struct tg_txinfo info = { 0 };
+	rc = tg_journal_read_info(sd, r->entry, &info);
+	if (rc == 0)
+		rc = tg_run_revert_undo(sd, r->entry);
+	char *save = NULL;
+	for (char *t = rc == 0 ? strtok_r(info.undoes, " ", &save) : NULL; t; t = strtok_r(NULL, " ", &save)) {
+		if (tg_strv_push(&r->undone, t) < 0) {
+			rc = -ENOMEM;
+			break;
+		}
+		r->nundone++;
+	}
+	tg_txinfo_clear(&info);
+	return rc;
+}

@@ -70,6 +70,26 @@ int tg_run_check(const char *state_dir, const char *id,
  * them). On success the run's state becomes "undone". */
 int tg_run_undo(const char *state_dir, const char *id, bool force);
 bool tg_run_is_undone(const struct tg_txinfo *i);
+/* An undo's own history entry (`txguard undo` journals itself: its journal
+ * holds the post-images of the runs it undid, info.undoes names them). */
+bool tg_run_is_undo(const struct tg_txinfo *i);
+
+/* How an undo runs: force as tg_run_undo; locked: the caller holds the
+ * state dir's lock (an undo journaling itself holds it throughout);
+ * before/ud: called before each change, as tg_restore_opts.before. */
+struct tg_undo_opts {
+	bool force;
+	bool locked;
+	int (*before)(void *ud, const struct tg_op *op);
+	void *ud;
+};
+int tg_run_undo_ex(const char *state_dir, const char *id, const struct tg_undo_opts *o);
+/* Restore undo entry id (its journal), giving the runs it undid their
+ * stash links back, then mark those runs committed again: a redo, and
+ * also what finishes an interrupted redo or reverts an interrupted undo
+ * (recovery: the entry is open or rolling-back). The caller holds the
+ * state dir's lock and has checked for edits made since. */
+int tg_run_revert_undo(const char *state_dir, const char *id);
 
 /* What one run changed, path by path: the rule of the run's own summary at
  * commit (txn.c), with "exists at commit" from the post-state; the entries
@@ -112,6 +132,7 @@ struct tg_undo_result {
 	size_t nconflicts;
 	bool refused;               /* conflicts and !force: nothing was changed */
 	bool partial;               /* stopped midway (see tg_history_undo_set) */
+	char *entry;                /* redo: the undo entry restored */
 };
 void tg_undo_result_clear(struct tg_undo_result *r);
 
@@ -132,6 +153,28 @@ int tg_history_undo(const char *workspace, const char *state_dir, const char *id
  * and nothing is overwritten. */
 int tg_history_undo_set(const char *workspace, const char *state_dir, const char *const *ids,
                      bool force, struct tg_undo_result *r);
+int tg_history_undo_set_ex(const char *workspace, const char *state_dir, const char *const *ids,
+                           const struct tg_undo_opts *o, struct tg_undo_result *r);
+/* The runs tg_history_undo(id) would undo, newest first (NULL-terminated,
+ * *ids malloc'd; undo entries are never among them), with its errors:
+ * -ENOENT, -EALREADY, and -EISDIR when id names an undo entry (redo is
+ * its undo). */
+int tg_history_undo_plan(const char *workspace, const char *state_dir, const char *id, char ***ids);
+
+/* ---- redo: undo of the last undo ---- */
+
+/* The undo entry a redo would restore: the newest undo entry not redone.
+ * -ENOENT: none; -ENOTEMPTY: a run newer than it is in history (the
+ * workspace moved on; *id is still set); -ENOLINK: a run it undid left
+ * history (the bound) or is not undone any more. *id malloc'd. */
+int tg_history_redo_target(const char *workspace, const char *state_dir, char **id);
+/* Redo: restore that entry, with undo's refusal rule (its post-state
+ * against the tree: -ESTALE with r->refused and r->conflicts unless
+ * force). r->entry: the entry; r->undone: the runs back in effect (their
+ * `undone` mark cleared, so a later undo undoes them again). -EBUSY while
+ * a run holds the workspace; -EINPROGRESS while an interrupted transaction
+ * waits for recovery. */
+int tg_history_redo(const char *workspace, const char *state_dir, bool force, struct tg_undo_result *r);
 
 /* ---- multi-command transactions ---- */
 

@@ -145,16 +145,33 @@ static int any_changed(void *ud, const char *rel, bool changed)
 	return changed ? 1 : 0;
 }
 
-int tg_run_undo(const char *state_dir, const char *id, bool force)
+static int take_lock(const char *state_dir)
 {
 	_cleanup_free_ char *lockp = tg_asprintf("%s/lock", state_dir);
 	if (!lockp)
 		return -ENOMEM;
-	_cleanup_close_ int lfd = open(lockp, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	int lfd = open(lockp, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 	if (lfd < 0)
 		return -errno;
-	if (flock(lfd, LOCK_EX | LOCK_NB) < 0)
-		return errno == EWOULDBLOCK ? -EBUSY : -errno;
+	if (flock(lfd, LOCK_EX | LOCK_NB) < 0) {
+		int e = errno == EWOULDBLOCK ? -EBUSY : -errno;
+		close(lfd);
+		return e;
+	}
+	return lfd;
+}
+
+int tg_run_undo(const char *state_dir, const char *id, bool force)
+{
+	const struct tg_undo_opts o = { .force = force };
+	return tg_run_undo_ex(state_dir, id, &o);
+}
+
+int tg_run_undo_ex(const char *state_dir, const char *id, const struct tg_undo_opts *o)
+{
+	_cleanup_close_ int lfd = o->locked ? -1 : take_lock(state_dir);
+	if (!o->locked && lfd < 0)
+		return lfd;
 	struct tg_journal *j;
 	int e = tg_journal_load(state_dir, id, &j);
 	if (e < 0)
@@ -163,15 +180,100 @@ int tg_run_undo(const char *state_dir, const char *id, bool force)
 	if (st != TG_JSTATE_COMMITTED && st != TG_JSTATE_ROLLING_BACK)
 		e = -EINVAL;
 	bool changed = false;
-	if (!e && !force && st == TG_JSTATE_COMMITTED)
+	if (!e && !o->force && st == TG_JSTATE_COMMITTED)
 		e = tg_run_check(state_dir, id, any_changed, &changed);
 	if (!e && changed)
 		e = -ESTALE;
 	_cleanup_strv_ char **newer = NULL;
 	if (!e)
 		(void)tg_run_newer_undone(state_dir, id, &newer); /* none known: none imported */
+	const struct tg_restore_opts ro = { .newer = (const char *const *)newer, .before = o->before,
+	                                    .ud = o->ud };
 	if (!e)
-		e = tg_journal_rollback_after(j, (const char *const *)newer, NULL, NULL);
+		e = tg_journal_restore(j, &ro);
 	tg_journal_free(j);
+	return e;
+}
+
+bool tg_run_is_undo(const struct tg_txinfo *i)
+{
+	return i->undoes != NULL;
+}
+
+/* The ids an undo entry names (space-separated in its info). */
+static int undoes_of(const struct tg_txinfo *i, char ***out)
+{
+	*out = calloc(1, sizeof(char *));
+	if (!*out)
+		return -ENOMEM;
+	_cleanup_free_ char *copy = tg_strdup(i->undoes ? i->undoes : "");
+	if (!copy)
+		return -ENOMEM;
+	char *save = NULL;
+	for (char *t = strtok_r(copy, " ", &save); t; t = strtok_r(NULL, " ", &save))
+		if (tg_strv_push(out, t) < 0)
+			return -ENOMEM;
+	return 0;
+}
+
+struct keep_ctx {
+	struct tg_keep *v;
+	size_t n;
+	const char *run;
+};
+
+static int collect_keep(void *ud, const struct tg_jrec *r)
+{
+	struct keep_ctx *k = ud;
+	if (r->kind != TG_JREC_STASHED)
+		return 0;
+	struct tg_keep *nv = realloc(k->v, (k->n + 1) * sizeof(*nv));
+	if (!nv)
+		return -ENOMEM;
+	k->v = nv;
+	k->v[k->n++] = (struct tg_keep){ r->meta.dev, r->meta.ino, k->run, r->seq };
+	return 0;
+}
+
+int tg_run_revert_undo(const char *state_dir, const char *id)
+{
+	struct tg_journal *j;
+	int e = tg_journal_load(state_dir, id, &j);
+	if (e < 0)
+		return e;
+	struct tg_txinfo info = { 0 };
+	_cleanup_strv_ char **runs = NULL, **newer = NULL;
+	struct keep_ctx k = { 0 };
+	e = tg_journal_read_info(state_dir, id, &info);
+	if (!e)
+		e = undoes_of(&info, &runs);
+	/* Every stashed original of those runs: the undo put it back and
+	 * dropped the run's link to it; the restore below removes it from the
+	 * tree again, and the run keeps it for its next undo. A run that left
+	 * history has nothing to keep it in. */
+	for (size_t i = 0; !e && runs[i]; i++) {
+		k.run = runs[i];
+		e = tg_run_records(state_dir, runs[i], collect_keep, &k);
+		if (e == -ENOENT)
+			e = 0;
+	}
+	if (!e)
+		(void)tg_run_newer_undone(state_dir, id, &newer);
+	const struct tg_restore_opts ro = { .newer = (const char *const *)newer, .keep = k.v, .nkeep = k.n };
+	if (!e)
+		e = tg_journal_restore(j, &ro);
+	tg_journal_free(j);
+	/* The runs are in effect again: committed, and a later undo starts
+	 * afresh. One the interrupted undo never reached is committed still. */
+	for (size_t i = 0; !e && runs[i]; i++) {
+		struct tg_txinfo ri = { 0 };
+		int r = tg_journal_read_info(state_dir, runs[i], &ri);
+		bool back = r == 0 && (ri.state == TG_JSTATE_UNDONE || ri.state == TG_JSTATE_ROLLING_BACK);
+		tg_txinfo_clear(&ri);
+		if (back)
+			e = tg_journal_recommit(state_dir, runs[i]);
+	}
+	free(k.v);
+	tg_txinfo_clear(&info);
 	return e;
 }

@@ -964,6 +964,8 @@ int tg_journal_write_info(struct tg_journal *j)
 	put_kv(&b, "state", tg_jstate_name(i->state));
 	if (i->tx)
 		put_kv(&b, "tx", i->tx);
+	if (i->undoes)
+		put_kv(&b, "undoes", i->undoes);
 	put_kn(&b, "started_ns", i->started_ns);
 	put_kn(&b, "ended_ns", i->ended_ns);
 	for (int k = 0; k < TG_CHANGE_KIND_COUNT; k++)
@@ -1019,6 +1021,34 @@ int tg_journal_set_state(struct tg_journal *j, enum tg_jstate state)
 	if (jstate_is_final(state))
 		j->info.ended_ns = tg_wall_ns();
 	return tg_journal_write_info(j);
+}
+
+int tg_journal_set_undoes(struct tg_journal *j, const char *ids)
+{
+	char *v = tg_strdup(ids);
+	if (!v)
+		return -ENOMEM;
+	free(j->info.undoes);
+	j->info.undoes = v;
+	return j->deferred ? 0 : tg_journal_write_info(j);
+}
+
+int tg_journal_recommit(const char *state_dir, const char *id)
+{
+	struct tg_journal *j;
+	int e = tg_journal_load(state_dir, id, &j);
+	if (e < 0)
+		return e;
+	/* The progress file says how far the last restore got, the remap
+	 * holds its decisions (marks): both would mislead the next one. */
+	if (unlinkat(j->dirfd, "progress", 0) < 0 && errno != ENOENT)
+		e = -errno;
+	if (!e && unlinkat(j->dirfd, "remap", 0) < 0 && errno != ENOENT)
+		e = -errno;
+	if (!e)
+		e = tg_journal_set_state(j, TG_JSTATE_COMMITTED);
+	tg_journal_free(j);
+	return e;
 }
 
 int tg_journal_remove_dir(const char *state_dir, const char *id)

@@ -28,6 +28,7 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "base/op.h"
 #include "changes.h"
 
 enum tg_jrec_kind {
@@ -128,6 +129,8 @@ struct tg_txinfo {
 	uint64_t bytes_saved;        /* pre-image bytes (uncompressed) */
 	uint64_t journal_bytes;      /* on-disk size of the transaction dir */
 	char *tx;                    /* multi-command transaction it joined (--tx), or NULL */
+	char *undoes;                /* an undo's own journal (`txguard undo`): the ids of
+	                              * the runs it undid, space-separated; NULL for a run */
 };
 void tg_txinfo_clear(struct tg_txinfo *i);
 /* Read <state_dir>/txn/<id>/info without opening the journal: -EPROTO for
@@ -214,6 +217,34 @@ int tg_journal_rollback_after(struct tg_journal *j, const char *const *newer,
 /* Write the post-state, finish the tar, mark committed. counts per
  * tg_change_kind (changes.h) for the history listing. */
 int tg_journal_commit(struct tg_journal *j, const size_t counts[TG_CHANGE_KIND_COUNT]);
+/* An undo's own journal: ids (space-separated) are the runs it undoes
+ * (written into info at once when the journal is on disk). */
+int tg_journal_set_undoes(struct tg_journal *j, const char *ids);
+/* A run undone and then put back by a redo: committed again, its
+ * restore's progress and remap dropped (a later undo starts afresh). */
+int tg_journal_recommit(const char *state_dir, const char *id);
+
+/* The restore with every option: tg_journal_rollback_after is it with
+ * newer and progress only. */
+struct tg_keep {                 /* before removing object (dev, ino), link it */
+	uint64_t dev, ino;           /* at <state>/txn/<run>/stash/<seq>: a redo */
+	const char *run;             /* gives back the stash links the undo of */
+	uint64_t seq;                /* run dropped, so that run can be undone again */
+};
+struct tg_restore_opts {
+	const char *const *newer;    /* as tg_journal_rollback_after */
+	/* Called before each change the restore makes to the workspace, with
+	 * the change as a trapped call would be (absolute paths, pid = ours):
+	 * an undo journals itself this way (txn.h: tg_txn_before). A negative
+	 * return fails that step, which then does not run. */
+	int (*before)(void *ud, const struct tg_op *op);
+	void *ud;
+	const struct tg_keep *keep;
+	size_t nkeep;
+	void (*progress)(void *ud, size_t done, size_t total);
+	void *progress_ud;
+};
+int tg_journal_restore(struct tg_journal *j, const struct tg_restore_opts *o);
 /* Mark the state (rewrites the info file). */
 int tg_journal_set_state(struct tg_journal *j, enum tg_jstate state);
 enum tg_jstate tg_journal_state(const struct tg_journal *j);

@@ -77,6 +77,7 @@ void tg_txinfo_clear(struct tg_txinfo *i)
 	free(i->workspace);
 	free(i->command);
 	free(i->tx);
+	free(i->undoes);
 	memset(i, 0, sizeof(*i));
 }
 
@@ -98,6 +99,8 @@ static int info_set(struct tg_txinfo *o, const char *k, size_t kl, const char *v
 	}
 	else if (kl == 2 && !memcmp(k, "tx", 2))
 		s = &o->tx;
+	else if (kl == 6 && !memcmp(k, "undoes", 6))
+		s = &o->undoes;
 	else if (kl == 10 && !memcmp(k, "started_ns", 10))
 		num = &o->started_ns;
 	else if (kl == 8 && !memcmp(k, "ended_ns", 8))

@@ -51,6 +51,7 @@ struct anchor {
 
 struct undo {
 	struct tg_journal *j;
+	const struct tg_restore_opts *o; /* hook, keep list (never NULL) */
 	struct remap *m;
 	size_t nm, capm;
 	int remapfd;
@@ -177,6 +178,95 @@ static void remap_add(struct undo *u, const struct tg_jmeta *old, int pfd, const
 
 static bool is_mark(const struct remap *r);
 
+/* An absolute path of rel in the workspace, for a hook's op. */
+static char *abs_of(const struct undo *u, const char *rel)
+{
+	return rel[0] ? tg_asprintf("%s/%s", u->j->info.workspace, rel) : tg_strdup(u->j->info.workspace);
+}
+
+/* Tell the hook (an undo journaling itself) what the next step changes,
+ * as the trapped call that would change it: its capture is durable when
+ * this returns 0, and the step must not run otherwise. rel NULL: a source
+ * outside the workspace (a stash link). */
+static int before(struct undo *u, enum tg_op_kind kind, const char *rel, const char *rel2, int flags)
+{
+	if (!u->o->before)
+		return 0;
+	_cleanup_free_ char *a = rel ? abs_of(u, rel) : NULL;
+	_cleanup_free_ char *b = rel2 ? abs_of(u, rel2) : NULL;
+	if ((rel && !a) || (rel2 && !b))
+		return -ENOMEM;
+	struct tg_op op = { .kind = kind, .pid = getpid(), .path = a, .path2 = b, .flags = flags,
+	                    .writes = true };
+	return u->o->before(u->o->ud, &op);
+}
+
+/* A redo removes what the undo put back from a run's stash: give that run
+ * its stash link again first (tg_keep), so it can be undone once more. */
+static int keep_links(struct undo *u, const struct stat *st, int pfd, const char *leaf)
+{
+	for (size_t i = 0; i < u->o->nkeep; i++) {
+		const struct tg_keep *k = &u->o->keep[i];
+		if (k->dev != (uint64_t)st->st_dev || k->ino != (uint64_t)st->st_ino)
+			continue;
+		_cleanup_free_ char *p = tg_asprintf("%s/txn/%s/stash", u->j->state_dir, k->run);
+		_cleanup_close_ int sfd = p ? open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+		if (sfd < 0)
+			return p ? -errno : -ENOMEM;
+		char name[32];
+		snprintf(name, sizeof(name), "%llu", (unsigned long long)k->seq);
+		struct stat ks;
+		if (linkat(pfd, leaf, sfd, name, 0) < 0) {
+			/* already there (a replay): only if it is this object */
+			if (errno != EEXIST)
+				return -errno;
+			if (fstatat(sfd, name, &ks, AT_SYMLINK_NOFOLLOW) < 0 || ks.st_ino != st->st_ino ||
+			    ks.st_dev != st->st_dev)
+				return -EEXIST;
+		}
+		if (fsync(sfd) < 0)
+			return -errno;
+	}
+	return 0;
+}
+
+/* Remove rel (at pfd/leaf) with all it holds, one entry at a time, for a
+ * hook that journals each removal (children first) or a keep list. */
+static int remove_walk(struct undo *u, int pfd, const char *leaf, const char *rel)
+{
+	struct stat st;
+	if (fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (!S_ISDIR(st.st_mode)) {
+		int e = keep_links(u, &st, pfd, leaf);
+		if (!e)
+			e = before(u, TG_OP_UNLINK, rel, NULL, 0);
+		if (e < 0)
+			return e;
+		return unlinkat(pfd, leaf, 0) < 0 && errno != ENOENT ? -errno : 0;
+	}
+	int fd = openat(pfd, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d) {
+		int e = -errno;
+		if (fd >= 0)
+			close(fd);
+		return e;
+	}
+	int e = 0;
+	struct dirent *de;
+	while (!e && (de = tg_fs_readdir(d))) {
+		_cleanup_free_ char *sub = rel[0] ? tg_asprintf("%s/%s", rel, de->d_name) : tg_strdup(de->d_name);
+		e = sub ? remove_walk(u, dirfd(d), de->d_name, sub) : -ENOMEM;
+	}
+	closedir(d);
+	if (!e)
+		e = before(u, TG_OP_RMDIR, rel, NULL, 0);
+	if (e < 0)
+		return e;
+	return unlinkat(pfd, leaf, AT_REMOVEDIR) < 0 && errno != ENOENT ? -errno : 0;
+}
+
 /* Unchanged since before the transaction began (its ctime, which nothing
  * but the kernel sets, is older): a call journaled but refused by the
  * kernel (an append-only or immutable file, EACCES) left nothing to undo,
@@ -246,21 +336,30 @@ static void remap_load(struct undo *u)
 
 /* Is st the object the records call (dev, ino), or what restore made of it?
  * Follows chains: a newer run's undo may have recreated it, and this restore
- * again. */
-static bool same_object(const struct undo *u, const struct stat *st, uint64_t dev, uint64_t ino)
+ * again. A number can stand for two objects (a removed original's, freed,
+ * then a new file's), each with its own chain (the original recreated by
+ * this restore, the new file by the redo of an undo): any chain that ends
+ * at st names it. budget bounds the walk. */
+static bool same_from(const struct undo *u, const struct stat *st, uint64_t dev, uint64_t ino, size_t *budget)
 {
-	for (size_t hops = 0; hops <= u->nm; hops++) {
-		if (st->st_dev == dev && st->st_ino == ino)
-			return true;
-		size_t i = u->nm;
-		while (i-- > 0 && !(u->m[i].odev == dev && u->m[i].oino == ino))
-			;
-		if (i == SIZE_MAX)
+	if (st->st_dev == dev && st->st_ino == ino)
+		return true;
+	for (size_t i = u->nm; i-- > 0;) {
+		if (!(u->m[i].odev == dev && u->m[i].oino == ino))
+			continue;
+		if (*budget == 0)
 			return false;
-		dev = u->m[i].ndev;
-		ino = u->m[i].nino;
+		(*budget)--;
+		if (same_from(u, st, u->m[i].ndev, u->m[i].nino, budget))
+			return true;
 	}
 	return false;
+}
+
+static bool same_object(const struct undo *u, const struct stat *st, uint64_t dev, uint64_t ino)
+{
+	size_t budget = 64;
+	return same_from(u, st, dev, ino, &budget);
 }
 
 static void undo_clear(struct undo *u)
@@ -356,6 +455,9 @@ static int apply_meta(struct undo *u, const char *rel, const struct tg_jmeta *m,
 		return 0; /* not the object this record describes */
 	if (untouched(u, &st, m))
 		return 0;
+	e = before(u, TG_OP_CHMOD, rel, NULL, 0);
+	if (e < 0)
+		return e;
 	if (st.st_uid != m->uid || st.st_gid != m->gid) {
 		e = rel[0] ? fchownat(pfd, leaf, m->uid, m->gid, AT_SYMLINK_NOFOLLOW) : fchown(wsfd, m->uid, m->gid);
 		if (e < 0 && (errno != EPERM || geteuid() == 0))
@@ -498,6 +600,8 @@ static int undo_created(struct undo *u, const struct tg_jrec *r)
 	if (!seen && !unnamed_is_new(u, &st))
 		return 0;
 	u->unsafe = r->meta.ino == 0;
+	if (u->o->before || u->o->nkeep)
+		return remove_walk(u, pfd, leaf, r->path);
 	if (!S_ISDIR(st.st_mode))
 		return unlinkat(pfd, leaf, 0) < 0 && errno != ENOENT ? -errno : 0;
 	return tg_fs_remove_tree(pfd, leaf);
@@ -590,6 +694,21 @@ static int undo_content(struct undo *u, const struct tg_jrec *r)
 		return there;
 	if (!S_ISREG(st.st_mode) || untouched(u, &st, &r->meta))
 		return 0;
+	int e = 0;
+	/* A read-only file is made writable for the rewrite (open_for_restore):
+	 * an undo journaling itself must capture its content first, which the
+	 * capture skips as a write the kernel would refuse. Lift the mode here,
+	 * journaled as the chmod it is. */
+	if (u->o->before && geteuid() != 0 && faccessat(pfd, leaf, W_OK, AT_EACCESS) < 0 && errno == EACCES &&
+	    st.st_uid == geteuid()) {
+		e = before(u, TG_OP_CHMOD, r->path, NULL, 0);
+		if (!e && fchmodat(pfd, leaf, (st.st_mode & 07777) | S_IWUSR, 0) < 0)
+			e = -errno;
+	}
+	if (!e)
+		e = before(u, TG_OP_OPEN, r->path, NULL, O_WRONLY | O_APPEND);
+	if (e < 0)
+		return e;
 	/* Into the same inode: every hard link of the group sees the old bytes. */
 	_cleanup_close_ int fd = open_for_restore(pfd, leaf, 0);
 	int saved = -1;
@@ -600,7 +719,7 @@ static int undo_content(struct undo *u, const struct tg_jrec *r)
 		if (saved >= 0)
 			fd = open_for_restore(pfd, leaf, 0);
 	}
-	int e = fd < 0 ? fd : write_content(u, r, fd);
+	e = fd < 0 ? fd : write_content(u, r, fd);
 	if (!e)
 		e = apply_meta(u, r->path, &r->meta, r->aux, r->aux_len, r->flags & TG_JREC_F_XALL);
 	if (saved >= 0)
@@ -630,6 +749,9 @@ static int undo_stashed(struct undo *u, const struct tg_jrec *r)
 	 * the journal (check_stash() refuses to drop an inode never put back). */
 	if (fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0)
 		return (st.st_ino == sst.st_ino && st.st_dev == sst.st_dev) || u->in_flight ? 0 : -EEXIST;
+	int e = before(u, TG_OP_LINK, NULL, r->path, 0);
+	if (e < 0)
+		return e;
 	return linkat(u->j->stashfd, name, pfd, leaf, 0) < 0 ? -errno : 0;
 }
 
@@ -639,6 +761,9 @@ static int undo_rmdir(struct undo *u, const struct tg_jrec *r)
 	_cleanup_close_ int pfd = tg_fs_parent(u->j->wsfd, r->path, &leaf);
 	if (pfd < 0)
 		return pfd;
+	int e = before(u, TG_OP_MKDIR, r->path, NULL, 0);
+	if (e < 0)
+		return e;
 	if (mkdirat(pfd, leaf, 0700) == 0) {
 		remap_add(u, &r->meta, pfd, leaf, true);
 		u->unsafe = true; /* checkpoint now: the remap must be durable */
@@ -655,6 +780,10 @@ static int undo_rmdir(struct undo *u, const struct tg_jrec *r)
 static int recreate(struct undo *u, const struct tg_jrec *r, int pfd, const char *leaf)
 {
 	mode_t type = r->meta.mode & S_IFMT;
+	int e = before(u, type == S_IFLNK ? TG_OP_SYMLINK : type == S_IFREG ? TG_OP_OPEN : TG_OP_MKNOD,
+	               r->path, NULL, O_WRONLY | O_CREAT | O_EXCL);
+	if (e < 0)
+		return e;
 	if (type == S_IFLNK)
 		return symlinkat(r->aux ? r->aux : "", pfd, leaf) < 0 ? -errno : 0;
 	if (type != S_IFREG)
@@ -662,7 +791,7 @@ static int recreate(struct undo *u, const struct tg_jrec *r, int pfd, const char
 	_cleanup_close_ int fd = open_for_restore(pfd, leaf, O_CREAT | O_EXCL);
 	if (fd < 0)
 		return fd;
-	int e = write_content(u, r, fd);
+	e = write_content(u, r, fd);
 	if (e < 0)
 		unlinkat(pfd, leaf, 0); /* never leave a half-written stand-in */
 	return e;
@@ -791,6 +920,9 @@ static int link_group(struct undo *u, const struct tg_jrec *r, int pfd, const ch
 {
 	if (S_ISDIR(r->meta.mode) || group_links(u, &r->meta) < 2)
 		return -ENOENT;
+	int e = before(u, TG_OP_LINK, NULL, r->path, 0);
+	if (e < 0)
+		return e;
 	for (size_t i = 0; i < u->na; i++) {
 		if (u->a[i].dev != r->meta.dev || u->a[i].ino != r->meta.ino)
 			continue;
@@ -825,6 +957,8 @@ static int undo_saved(struct undo *u, const struct tg_jrec *r)
 		return 0; /* already back (a replayed step) */
 	bool lnk = (r->meta.mode & S_IFMT) == S_IFLNK;
 	int e = link_group(u, r, pfd, leaf);
+	if (e < 0 && e != -ENOENT)
+		return e;
 	if (e == 0)
 		return apply_meta(u, r->path, &r->meta, lnk ? NULL : r->aux, lnk ? 0 : r->aux_len,
 		                  r->flags & TG_JREC_F_XALL);
@@ -895,6 +1029,9 @@ static int undo_renamed(struct undo *u, const struct tg_jrec *r)
 	if (!at_dst || pa < 0)
 		return 0; /* never happened, or already undone */
 	unsigned flags = r->flags & TG_JREC_F_EXCHANGE ? RENAME_EXCHANGE : RENAME_NOREPLACE;
+	int e = before(u, TG_OP_RENAME, r->path2, r->path, (int)flags);
+	if (e < 0)
+		return e;
 	return renameat2(pb, lb, pa, la, flags) < 0 ? -errno : 0;
 }
 
@@ -984,6 +1121,8 @@ static void final_pass(struct undo *u)
 	/* In collected order: the earliest record of a directory is applied last. */
 	for (size_t i = 0; i < u->nd; i++) {
 		const char *rel = u->d[i].path, *leaf;
+		if (u->o->before)
+			fail(u, before(u, TG_OP_UTIMES, rel, NULL, 0));
 		if (!rel[0]) {
 			struct stat wst;
 			bool have = fstat(u->j->wsfd, &wst) == 0;
@@ -1106,7 +1245,14 @@ int tg_journal_rollback(struct tg_journal *j, void (*progress)(void *ud, size_t 
 int tg_journal_rollback_after(struct tg_journal *j, const char *const *newer,
                               void (*progress)(void *ud, size_t done, size_t total), void *ud)
 {
-	struct undo u = { .j = j, .tarfd = -1, .remapfd = -1, .progfd = -1 };
+	const struct tg_restore_opts o = { .newer = newer, .progress = progress, .progress_ud = ud };
+	return tg_journal_restore(j, &o);
+}
+
+int tg_journal_restore(struct tg_journal *j, const struct tg_restore_opts *o)
+{
+	const char *const *newer = o->newer;
+	struct undo u = { .j = j, .o = o, .tarfd = -1, .remapfd = -1, .progfd = -1 };
 	bool was_committed = j->info.ended_ns != 0;
 	u.replay = tg_journal_state(j) == TG_JSTATE_ROLLING_BACK;
 	tg_journal_drop_reserve(j); /* the room info.tmp, progress and remap need */
@@ -1136,7 +1282,7 @@ int tg_journal_rollback_after(struct tg_journal *j, const char *const *newer,
 	/* The first step to run was in flight when a restore was interrupted,
 	 * unless that restore ran it to a failure. */
 	u.in_flight = u.replay && !marked(&u, TG_MARK_FAILED, first_step(&u, done_from));
-	walk(&u, done_from, progress, ud);
+	walk(&u, done_from, o->progress, o->progress_ud);
 	final_pass(&u);
 	e = u.err ? u.err : check_stash(&u);
 	if (!e && was_committed) {

@@ -167,11 +167,54 @@ static int on_kept(void *ud, const char *path)
  * crashed run's last writes, or a quick edit: nothing tells them apart) is
  * copied aside first (tg_journal_keep_aside); if that fails, nothing of the
  * transaction is restored. */
+static int check_and_keep(const char *state_dir, const char *id, struct tg_recovery *r)
+{
+	size_t edits = 0, kept = 0;
+	int e = 0;
+	if (!r->force && (e = tg_journal_edited_after(state_dir, id, count_edit, &edits)) == 0 && edits)
+		e = -ESTALE;
+	struct kept_cb k = { .r = r, .id = id };
+	if (!e)
+		e = tg_journal_keep_aside(state_dir, id, &kept, on_kept, &k);
+	r->kept += kept;
+	return e;
+}
+
+/* An undo journaling itself, interrupted (open), or a redo interrupted
+ * (rolling-back): restore its journal and put the runs it undid back in
+ * effect, before anything else. Otherwise the loop below would resume
+ * the undo of a run it had reached, on a tree the undo's own restore then
+ * changes back. Either way the workspace ends as before the undo. */
+static int recover_undos(const char *state_dir, struct tg_recovery *r)
+{
+	struct tg_txinfo *v;
+	size_t n;
+	int e = tg_run_list(state_dir, &v, &n);
+	for (size_t i = 0; i < n && !e; i++) {
+		enum tg_jstate st = v[i].state;
+		if (!tg_run_is_undo(&v[i]) || (st != TG_JSTATE_OPEN && st != TG_JSTATE_ROLLING_BACK))
+			continue;
+		e = check_and_keep(state_dir, v[i].id, r);
+		if (!e)
+			e = tg_run_revert_undo(state_dir, v[i].id);
+		struct tg_txinfo now = { 0 };
+		if (!e && tg_journal_read_info(state_dir, v[i].id, &now) == 0 && now.state == TG_JSTATE_ROLLED_BACK)
+			e = tg_journal_remove_dir(state_dir, v[i].id);
+		tg_txinfo_clear(&now);
+		if (!e)
+			r->restored++;
+	}
+	tg_txinfo_free_all(v, n);
+	return e;
+}
+
 static int recover_locked(const char *state_dir, struct tg_recovery *r)
 {
 	struct tg_txinfo *v;
 	size_t n;
 	int e = tg_journal_sweep(state_dir);
+	if (!e)
+		e = recover_undos(state_dir, r);
 	if (!e)
 		e = tg_run_list(state_dir, &v, &n);
 	if (e < 0)
@@ -184,13 +227,7 @@ static int recover_locked(const char *state_dir, struct tg_recovery *r)
 		}
 		if (st != TG_JSTATE_OPEN && st != TG_JSTATE_ROLLING_BACK)
 			continue;
-		size_t edits = 0, kept = 0;
-		if (!r->force && (e = tg_journal_edited_after(state_dir, v[i].id, count_edit, &edits)) == 0 && edits)
-			e = -ESTALE;
-		struct kept_cb k = { .r = r, .id = v[i].id };
-		if (!e)
-			e = tg_journal_keep_aside(state_dir, v[i].id, &kept, on_kept, &k);
-		r->kept += kept;
+		e = check_and_keep(state_dir, v[i].id, r);
 		if (e < 0)
 			break;
 		/* An interrupted undo of a committed run goes on after the newer
@@ -375,16 +412,23 @@ int tg_txn_open(struct tg_txn **out, const struct tg_txn_opts *opts)
 	 * trace and waits for no disk. */
 	t->join = opts->join_id != NULL;
 	t->sync = opts->sync;
-	if (!e && t->join)
+	if (!e && (t->join || opts->undoes))
 		e = tg_journal_create(t->state_dir, t->workspace, opts->command, opts->join_id, &t->j);
 	else if (!e)
 		e = tg_journal_create_deferred(t->state_dir, t->workspace, opts->command, NULL, &t->j);
+	if (!e && opts->undoes)
+		e = tg_journal_set_undoes(t->j, opts->undoes);
 	if (e < 0) {
 		tg_txn_free(t);
 		return e;
 	}
 	*out = t;
 	return 0;
+}
+
+int tg_txn_set_undoes(struct tg_txn *t, const char *ids)
+{
+	return tg_journal_set_undoes(t->j, ids);
 }
 
 const char *tg_txn_id(const struct tg_txn *t) { return tg_journal_id(t->j); }

@@ -27,6 +27,11 @@ struct tg_txn_opts {
 	enum tg_lock_mode lock;
 	const char *command;        /* for history: the command line as text */
 	const char *join_id;        /* multi-command transaction to join, or NULL */
+	/* `txguard undo` journaling itself: the ids (space-separated) of the
+	 * runs it is about to undo, or NULL for a run. Its journal is on disk
+	 * (and says so) before any of those runs is touched: an interrupted
+	 * undo is then reverted as a whole by recovery (tg_run_revert_undo). */
+	const char *undoes;
 	uint64_t history_max_runs;  /* 0 = default (50) */
 	uint64_t history_max_bytes; /* 0 = default (1 GiB) */
 	/* When journal records reach the disk (the CLI: --journal-sync, else
@@ -74,6 +79,9 @@ void tg_txn_end(struct tg_txn *t);
 
 /* What changed so far, computed from the journal and the current tree. */
 int tg_txn_changes(struct tg_txn *t, struct tg_changes *out);
+
+/* An undo: the runs it did undo in the end (an undo may stop part-way). */
+int tg_txn_set_undoes(struct tg_txn *t, const char *ids);
 
 /* Commit: the journal becomes history (bounded). 0 or -errno. */
 int tg_txn_commit(struct tg_txn *t);

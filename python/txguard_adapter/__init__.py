@@ -47,7 +47,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
 from ._callback import ApproverAnswer, ApproverCallback, CallbackServer
 
 __all__ = [
-    "run", "run_async", "undo", "log", "status", "explain", "build_argv", "find_txguard",
+    "run", "run_async", "undo", "redo", "log", "status", "explain", "build_argv", "find_txguard",
     "Result", "Denial", "TxguardError", "CommandFailed", "DEFAULT_TIMEOUT", "Approver",
     "ApproverAnswer",
 ]
@@ -483,6 +483,19 @@ def undo(id: Optional[str] = None, *, force: bool = False, cwd: Optional[PathArg
     comes back with returncode 1 and the conflicts listed, never raised.
     """
     args = ["undo", "--json"] + (["--force"] if force else []) + ([id] if id else [])
+    return _subcommand(args, cwd=cwd, workspace=workspace, state_dir=state_dir, txguard=txguard,
+                       ok=(0, 1))
+
+
+def redo(*, force: bool = False, cwd: Optional[PathArg] = None, workspace: Optional[PathArg] = None,
+         state_dir: Optional[PathArg] = None, txguard: Optional[PathArg] = None) -> Dict[str, Any]:
+    """`txguard redo --json`: undo the last undo (the runs it undid come back).
+
+    Returns the JSON result ({ok, refused, error, entry, redone, conflicts});
+    a refusal (nothing to redo, a newer run, paths changed since) comes back
+    with returncode 1, never raised.
+    """
+    args = ["redo", "--json"] + (["--force"] if force else [])
     return _subcommand(args, cwd=cwd, workspace=workspace, state_dir=state_dir, txguard=txguard,
                        ok=(0, 1))
 

@@ -8,7 +8,7 @@ _txguard_run_opts="-w --workspace --force-workspace -p --policy --no-default-pol
 --memory-limit --max-file-size --env-allow --env-deny --strip-secrets --report
 --report-fd --log --log-fd --log-level --lock --tx --tx-failure --journal-sync -q --quiet
 -v --verbose --color -h --help -V --version"
-_txguard_subcmds="run learn policy doctor recover status log show diff undo begin commit rollback help"
+_txguard_subcmds="run learn policy doctor recover status log show diff undo redo begin commit rollback help"
 
 # Options of one subcommand ("policy check" is passed as "policy-check").
 _txguard_sub_opts()
@@ -24,6 +24,7 @@ _txguard_sub_opts()
 	diff | commit | rollback) echo "$ws -h --help" ;;
 	log | show | status) echo "$ws --json -h --help" ;;
 	undo) echo "$ws --force --dry-run --json -h --help" ;;
+	redo) echo "$ws --force --dry-run --json -h --help" ;;
 	begin) echo "--tx $ws -h --help" ;;
 	*) echo "-h --help" ;;
 	esac

@@ -22,7 +22,7 @@ assert_eq "rollback-on values" "always failure never signal" "$(complete_line tx
 assert_eq "log-level values" "all decisions exec" "$(complete_line txguard --log-level '')"
 assert_eq "color values" "always auto never" "$(complete_line txguard -q --color '')"
 assert_eq "policy words" "check explain" "$(complete_line txguard policy '')"
-assert_eq "subcommands" "recover rollback run" "$(complete_line txguard r)"
+assert_eq "subcommands" "recover redo rollback run" "$(complete_line txguard r)"
 assert_eq "run option prefix" "--max-file-size --max-procs" "$(complete_line txguard --max)"
 assert_eq "after an option's value" "--tx --tx-failure" "$(complete_line txguard -w /tmp --tx)"
 assert_eq "doctor options" "--help --json" "$(complete_line txguard doctor --)"

@@ -185,6 +185,14 @@ Test(args, subcommands)
 	cr_assert_null(o.id);
 	tg_opts_free(&o);
 
+	cr_assert_eq(PARSE(&o, "redo", "--force", "--json", "--dry-run"), 0);
+	cr_assert_eq(o.cmd, TG_CMD_REDO);
+	cr_assert(o.force && o.json && o.dry_run);
+	cr_assert_null(o.id);
+	tg_opts_free(&o);
+	cr_assert_eq(PARSE(&o, "redo", "abc"), -EINVAL); /* the last undo only */
+	tg_opts_free(&o);
+
 	cr_assert_eq(PARSE(&o, "diff", "id1", "src/a.c"), 0);
 	cr_assert_str_eq(o.path, "src/a.c");
 	tg_opts_free(&o);
@@ -209,6 +217,10 @@ Test(args, help_and_version)
 	cr_assert_eq(PARSE(&o, "undo", "--help"), 0);
 	cr_assert_eq(o.cmd, TG_CMD_HELP);
 	cr_assert_str_eq(o.help_topic, "undo");
+	tg_opts_free(&o);
+	cr_assert_eq(PARSE(&o, "redo", "--help"), 0);
+	cr_assert_eq(o.cmd, TG_CMD_HELP);
+	cr_assert_str_eq(o.help_topic, "redo");
 	tg_opts_free(&o);
 	cr_assert_eq(PARSE(&o, "policy", "check", "-h"), 0);
 	cr_assert_str_eq(o.help_topic, "policy check");

@@ -101,12 +101,13 @@ fi
 rm -rf "$TXGUARD_STATE_DIR"
 tg -- sh -c 'mkdir -p build/sub; echo bin > build/app; echo o > build/sub/o' || fail "build run"
 tg -- sh -c 'rm build/sub/o; echo new > build/sub/n; mkdir build/gen; echo g > build/gen/g' || fail "newer run inside build"
+build=$(ids | sed -n 2p)   # an undo is a history entry too: keep the run's id
 # a failed run that touched files in build/ was rolled back: not a hand edit
 rc=0; tg -- sh -c 'echo broken > build/app; echo x >> build/sub/n; exit 2' || rc=$?
 assert_eq "failed run" 2 "$rc"
 assert_eq "rolled back" bin "$(cat "$ws/build/app")"
 printf 'my notes\n' >"$ws/build/NOTES"
-rc=0; h undo "$(ids | sed -n 2p)" >/dev/null 2>"$TG_TMP/err" || rc=$?
+rc=0; h undo "$build" >/dev/null 2>"$TG_TMP/err" || rc=$?
 assert_eq "hand-made file in a created dir: refused" 1 "$rc"
 grep -q "^  build/NOTES  " "$TG_TMP/err" || fail "build/NOTES not named: $(cat "$TG_TMP/err")"
 [ "$(grep -c '^  ' "$TG_TMP/err")" -eq 1 ] || fail "more than build/NOTES named: $(cat "$TG_TMP/err")"
@@ -114,11 +115,11 @@ assert_eq "notes kept" "my notes" "$(cat "$ws/build/NOTES")"
 rm "$ws/build/NOTES"
 printf 'old\n' >"$TG_TMP/old" && touch -d @1000000000 "$TG_TMP/old"
 cp -p "$TG_TMP/old" "$ws/build/sub/kept-mtime"
-h undo "$(ids | sed -n 2p)" >/dev/null 2>"$TG_TMP/err" && fail "a file put in a created dir with an old mtime was not refused"
+h undo "$build" >/dev/null 2>"$TG_TMP/err" && fail "a file put in a created dir with an old mtime was not refused"
 grep -q "^  build/sub/kept-mtime  " "$TG_TMP/err" || fail "build/sub/kept-mtime not named: $(cat "$TG_TMP/err")"
 rm "$ws/build/sub/kept-mtime"
 printf 'edited\n' >>"$ws/build/app"
-h undo "$(ids | sed -n 2p)" >/dev/null 2>"$TG_TMP/err" && fail "a hand edit of a file made inside a created dir was not refused"
+h undo "$build" >/dev/null 2>"$TG_TMP/err" && fail "a hand edit of a file made inside a created dir was not refused"
 grep -q "^  build/app  " "$TG_TMP/err" || fail "build/app not named: $(cat "$TG_TMP/err")"
-h undo --force "$(ids | sed -n 2p)" >/dev/null 2>&1 || fail "undo --force of the build runs"
+h undo --force "$build" >/dev/null 2>"$TG_TMP/err" || fail "undo --force of the build runs: $(cat "$TG_TMP/err")"
 [ ! -e "$ws/build" ] || fail "build is still there after undo --force"

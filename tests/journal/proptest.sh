@@ -4,8 +4,10 @@
 #  - rollback: the manifest afterwards equals the one before, mtimes included;
 #  - commit: the tree equals the same ops run without txguard (mtimes left
 #    out: the two runs happen at different times).
-#  - undo: the committed sequence undone (txguard undo) gives the tree of
-#    before back, mtimes included.
+#  - undo, redo, undo: the committed sequence undone as `txguard undo` does
+#    it (journaling itself) gives the tree of before back; redo (the undo
+#    undone) gives the committed tree back; undone again, the tree of
+#    before once more: every comparison with mtimes included.
 # Manifests hold type, mode, owner, size, content, link target, hard-link
 # groups, xattrs (user.*; as root trusted.*, ACLs, capabilities) and mtime.
 # Odd seeds put the state dir on another filesystem than the workspace
@@ -60,9 +62,10 @@ while [ "$seed" -le "$last" ]; do
 		diff "$tmp/b" "$tmp/a" | head -20 >&2
 		exit 1
 	fi
+	"$TG_TREEHASH" "$tmp/ws" >"$tmp/committed"
 	# undo of the committed sequence: the tree of before, mtimes included
 	rc=0
-	"$TG_MUTATE" undo "$tmp/ws" "$state" || rc=$?
+	"$TG_MUTATE" undo "$tmp/ws" "$state" --journaled || rc=$?
 	if [ "$rc" = 4 ]; then
 		# No history entry: the sequence's records added up to no change
 		# (what it made it removed again). Then the tree must be the one of
@@ -81,6 +84,22 @@ while [ "$seed" -le "$last" ]; do
 	if ! cmp -s "$tmp/before" "$tmp/undone"; then
 		echo "FAIL: seed $seed ($nops ops, state $state): undo did not restore the tree" >&2
 		diff "$tmp/before" "$tmp/undone" | head -20 >&2
+		exit 1
+	fi
+	# redo: the undo undone, the committed tree back, mtimes included
+	"$TG_MUTATE" redo "$tmp/ws" "$state" || { echo "FAIL: seed $seed ($nops ops, state $state): redo failed" >&2; exit 1; }
+	"$TG_TREEHASH" "$tmp/ws" >"$tmp/redone"
+	if ! cmp -s "$tmp/committed" "$tmp/redone"; then
+		echo "FAIL: seed $seed ($nops ops, state $state): redo did not give the committed tree back" >&2
+		diff "$tmp/committed" "$tmp/redone" | head -20 >&2
+		exit 1
+	fi
+	# undone again: the run's own journal once more (its stash given back)
+	"$TG_MUTATE" undo "$tmp/ws" "$state" --journaled || { echo "FAIL: seed $seed ($nops ops, state $state): second undo failed" >&2; exit 1; }
+	"$TG_TREEHASH" "$tmp/ws" >"$tmp/undone2"
+	if ! cmp -s "$tmp/before" "$tmp/undone2"; then
+		echo "FAIL: seed $seed ($nops ops, state $state): undo after redo did not restore the tree" >&2
+		diff "$tmp/before" "$tmp/undone2" | head -20 >&2
 		exit 1
 	fi
 	seed=$((seed + 1))

@@ -1,7 +1,8 @@
 /* tg-mutate SEED N DIR [--hook STATE_DIR [--end rollback|commit|none]
  *                      [--die-op K] [--die-undo K]]
  * tg-mutate recover DIR STATE_DIR [--force]
- * tg-mutate undo DIR STATE_DIR
+ * tg-mutate undo DIR STATE_DIR [--journaled [--die-step K]]
+ * tg-mutate redo DIR STATE_DIR
  *
  * Performs N seeded random filesystem operations inside DIR: create, write,
  * append, overwrite in place, truncate, sparse writes, unlink, rename of
@@ -330,6 +331,72 @@ static int undo_newest(const char *dir, const char *state)
 	return e < 0 ? 3 : 0;
 }
 
+static long die_step = -1, steps;
+
+/* --die-step K: SIGKILL once K restore steps of the undo are journaled
+ * (the K-th one's record durable, its change not made). */
+static int txn_before(void *ud, const struct tg_op *op)
+{
+	int e = tg_txn_before(ud, op);
+	if (++steps == die_step)
+		raise(SIGKILL);
+	return e;
+}
+
+/* tg-mutate undo DIR STATE_DIR --journaled: undo the newest run as
+ * `txguard undo` does, journaling itself (its entry is what redo restores).
+ * tg-mutate redo DIR STATE_DIR: `txguard redo`. */
+static int undo_journaled(const char *dir, const char *state)
+{
+	char ws[PATH_MAX], sd[PATH_MAX];
+	if (!realpath(dir, ws) || !realpath(state, sd)) {
+		perror("realpath");
+		return 2;
+	}
+	char **ids = NULL;
+	int e = tg_history_undo_plan(ws, sd, NULL, &ids);
+	if (e == -ENOENT)
+		return 4;
+	struct tg_txn *t = NULL;
+	const struct tg_txn_opts to = { .workspace = ws, .state_dir = sd, .lock = TG_LOCK_FAIL,
+	                                .command = "tg-mutate undo", .undoes = ids ? ids[0] : NULL };
+	if (!e)
+		e = tg_txn_open(&t, &to);
+	struct tg_undo_result r = { 0 };
+	const struct tg_undo_opts uo = { .locked = true, .before = txn_before, .ud = t };
+	if (!e)
+		e = tg_history_undo_set_ex(ws, sd, (const char *const *)ids, &uo, &r);
+	/* one run per sequence: the set is that run alone */
+	if (!e && (r.nundone != 1 || ids[1]))
+		e = -EPROTO;
+	if (!e) {
+		tg_txn_end(t);
+		e = tg_txn_commit(t);
+	}
+	tg_txn_free(t);
+	tg_undo_result_clear(&r);
+	tg_strv_free(ids);
+	if (e < 0)
+		fprintf(stderr, "tg-mutate: journaled undo: %s\n", strerror(-e));
+	return e < 0 ? 3 : 0;
+}
+
+static int redo(const char *dir, const char *state)
+{
+	char ws[PATH_MAX], sd[PATH_MAX];
+	if (!realpath(dir, ws) || !realpath(state, sd)) {
+		perror("realpath");
+		return 2;
+	}
+	struct tg_undo_result r = { 0 };
+	int e = tg_history_redo(ws, sd, false, &r);
+	if (e < 0)
+		fprintf(stderr, "tg-mutate: redo: %s (%zu conflicts%s%s)\n", strerror(-e), r.nconflicts,
+		        r.nconflicts ? ", first " : "", r.nconflicts ? r.conflicts[0].path : "");
+	tg_undo_result_clear(&r);
+	return e < 0 ? 3 : 0;
+}
+
 static int usage(void)
 {
 	fprintf(stderr, "usage: tg-mutate SEED N DIR [--hook STATE_DIR [--end rollback|commit|none]]\n");
@@ -338,6 +405,8 @@ static int usage(void)
 
 int main(int argc, char **argv)
 {
+	const char *dbg = getenv("TG_JOURNAL_DEBUG");
+	tg_journal_debug = dbg ? atoi(dbg) : 0;
 	if ((argc == 4 || (argc == 5 && !strcmp(argv[4], "--force"))) && !strcmp(argv[1], "recover")) {
 		char ws[PATH_MAX], sd[PATH_MAX];
 		if (!realpath(argv[2], ws) || !realpath(argv[3], sd)) {
@@ -354,6 +423,13 @@ int main(int argc, char **argv)
 	}
 	if (argc == 4 && !strcmp(argv[1], "undo"))
 		return undo_newest(argv[2], argv[3]);
+	if (argc >= 5 && !strcmp(argv[1], "undo") && !strcmp(argv[4], "--journaled")) {
+		if (argc == 7 && !strcmp(argv[5], "--die-step"))
+			die_step = strtol(argv[6], NULL, 10);
+		return undo_journaled(argv[2], argv[3]);
+	}
+	if (argc == 4 && !strcmp(argv[1], "redo"))
+		return redo(argv[2], argv[3]);
 	if (argc < 4)
 		return usage();
 	rng = strtoull(argv[1], NULL, 10) * 0x9e3779b97f4a7c15ull + 1;
