@@ -970,11 +970,11 @@ static bool reaches_removed(struct tg_txn *t, const struct tg_op *op)
 	while (!hit && (de = tg_fs_readdir(d))) {
 		char text[PATH_MAX + 1];
 		ssize_t l = readlinkat(dfd, de->d_name, text, sizeof(text) - 1);
-		if (l < 0 || (size_t)l < n)
+		if (l < 0 || (size_t)l != n)
 			continue;
 		text[l] = '\0';
-		struct stat st; /* the text may carry a chroot's prefix: compare its end */
-		if (strcmp(text + l - n, op->path) == 0 && fstatat(dfd, de->d_name, &st, 0) == 0)
+		struct stat st; /* both in our view, a chrooted tracee's too */
+		if (strcmp(text, op->path) == 0 && fstatat(dfd, de->d_name, &st, 0) == 0)
 			hit = idset_has(&t->removed, &st);
 	}
 	closedir(d);
