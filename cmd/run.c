@@ -358,6 +358,10 @@ static void on_op(void *ud, const struct tg_op *op, struct tg_decision *out)
 	}
 	out->kind = TG_DEC_ALLOW;
 	out->watch_result = tg_refusals_watch(r->refusals, op);
+	/* What a creation made is learnt from its own result: by the next
+	 * trapped call, another thread may have changed the name. */
+	if (r->txn && tg_txn_awaits(r->txn, op->pid))
+		out->watch_result = true;
 }
 
 /* A call the filter refused on its own: one decision like any other. The
@@ -380,11 +384,15 @@ static void on_fixed(void *ud, const struct tg_op *op, int err)
 	record_decision(r, op, &v, true);
 }
 
-/* A watched call returned: a Landlock refusal becomes a decision. */
+/* A watched call returned: the journal learns what a creation made, and a
+ * Landlock refusal becomes a decision. A record that cannot be written
+ * here is written later, by name (tg_txn_after). */
 static void on_result(void *ud, pid_t pid, long rval)
 {
 	struct run *r = ud;
 	struct tg_verdict v;
+	if (r->txn)
+		(void)tg_txn_after(r->txn, pid, rval);
 	const struct tg_op *op = tg_refusals_result(r->refusals, pid, rval, &v);
 	if (op)
 		record_decision(r, op, &v, true);

@@ -1,11 +1,14 @@
-/* path.c — paths as a tracee sees them, and workspace containment.
+/* path.c — what a tracee's paths reach, named in our view, and workspace
+ * containment.
  *
  * The pure string functions come first. tg_path_resolve() then walks a path
  * component by component on the real filesystem, the way the kernel's
  * path walk would for the tracee: it reads the tracee's root, cwd and fds
  * from /proc/PID, follows symlinks itself (so that "/proc/self" can mean the
  * tracee, not us) and keeps the resolved prefix symlink-free, which makes
- * ".." physical like the kernel's.
+ * ".." physical like the kernel's. The walk is done, and its result named,
+ * in the supervisor's view: a chrooted tracee's "/" is its root's path as we
+ * see it, so that the policy and the journal judge the file really reached.
  */
 #include "path.h"
 
@@ -29,6 +32,10 @@
 struct sbuf {
 	char *s;
 	size_t len, cap;
+	/* The tracee's root in our view when it is not ours (a chroot):
+	 * absolute paths start there and ".." stays there, as the kernel's
+	 * walk does at a process's root. NULL: our "/". */
+	const char *root;
 };
 
 static void sbuf_freep(struct sbuf *b)
@@ -72,15 +79,33 @@ static int sbuf_push(struct sbuf *b, const char *name, size_t n)
 	return r < 0 ? r : sbuf_addn(b, name, n);
 }
 
+/* At the tracee's root (not above or below it). */
+static bool sbuf_at_root(const struct sbuf *b)
+{
+	size_t n = b->root ? strlen(b->root) : 0;
+	return b->len == n && (n == 0 || memcmp(b->s, b->root, n) == 0);
+}
+
 /* Drop the last component; never goes above the root. */
 static void sbuf_pop(struct sbuf *b)
 {
+	if (sbuf_at_root(b))
+		return;
 	while (b->len > 0 && b->s[b->len - 1] != '/')
 		b->len--;
 	if (b->len > 0)
 		b->len--;
 	if (b->s)
 		b->s[b->len] = '\0';
+}
+
+/* Start again at the tracee's root: an absolute path or symlink text. */
+static int sbuf_to_root(struct sbuf *b)
+{
+	b->len = 0;
+	if (b->s)
+		b->s[0] = '\0';
+	return b->root ? sbuf_addn(b, b->root, strlen(b->root)) : 0;
 }
 
 /* Hand the resolved path out, "" meaning "/". */
@@ -397,12 +422,9 @@ static int dir_path_by_parents(const char *link, char **out)
 struct walk {
 	pid_t pid;
 	pid_t tgid;          /* read lazily, for "/proc/self" */
-	/* Prefix that turns a tracee path into one we can lstat: "" when the
-	 * tracee shares our root, else "/proc/PID/root". */
-	char *prefix;
-	/* The tracee's root as we see it, to turn kernel-printed paths (fd and
-	 * cwd links are printed relative to the reader's root) back into the
-	 * tracee's view. NULL when it is our "/". */
+	/* The tracee's root as we see it (kernel-printed paths, of fd and cwd
+	 * links, are already in our view: d_path prints for the reader). NULL
+	 * when it is our "/". */
 	char *root_host;
 	int links;           /* symlinks followed so far */
 };
@@ -410,7 +432,6 @@ struct walk {
 static void walk_done(struct walk *w)
 {
 	int saved = errno;
-	free(w->prefix);
 	free(w->root_host);
 	errno = saved;
 }
@@ -460,25 +481,31 @@ static bool shares_our_root(pid_t pid)
 	return stat(path, &st) == 0 && st.st_dev == me->root_dev && st.st_ino == me->root_ino;
 }
 
+/* The tracee's root in our view: readlink of /proc/PID/root, proved by
+ * identity (d_path prints something, often "/", for a root it cannot reach
+ * from ours: another mount namespace's pivot_root, a root a setns() left
+ * behind). A root we cannot name is refused (EACCES): its paths would be
+ * judged in the tracee's own view, where "/f" may be anything. */
 static int walk_init(struct walk *w, pid_t pid)
 {
 	char proc[64];
 	*w = (struct walk){ .pid = pid };
-	if (pid == getpid() || shares_our_root(pid)) {
-		w->prefix = tg_strdup("");
-		return w->prefix ? 0 : -ENOMEM;
-	}
+	if (pid == getpid() || shares_our_root(pid))
+		return 0;
 	snprintf(proc, sizeof(proc), "/proc/%d/root", (int)pid);
 	_cleanup_free_ char *root = NULL;
 	int r = readlink_alloc(AT_FDCWD, proc, &root);
 	if (r < 0)
 		return r == -ENOENT ? -ESRCH : r;
-	w->prefix = tg_strdup(proc);
-	if (!w->prefix)
-		return -ENOMEM;
+	struct stat theirs, ours;
+	if (stat(proc, &theirs) < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	if (root[0] != '/' || stat(root, &ours) < 0 || ours.st_dev != theirs.st_dev ||
+	    ours.st_ino != theirs.st_ino)
+		return -EACCES;
 	if (strcmp(root, "/") != 0)
-		w->root_host = steal_pointer(&root);
-	return 0;
+		w->root_host = tg_path_normalize(root);
+	return strcmp(root, "/") != 0 && !w->root_host ? -ENOMEM : 0;
 }
 
 static pid_t walk_tgid(struct walk *w)
@@ -498,50 +525,26 @@ static pid_t walk_tgid(struct walk *w)
 	return w->tgid;
 }
 
-/* Turn a path the kernel printed for us (d_path under our root) into the
- * tracee's view. Paths outside the tracee's root stay as printed: the
- * tracee can hold such an fd but has no name for it. */
-static int to_tracee_view(const struct walk *w, char **p)
-{
-	if (!w->root_host || (*p)[0] != '/')
-		return 0;
-	size_t n = strlen(w->root_host);
-	if (!tg_path_is_under(*p, w->root_host))
-		return 0;
-	char *v = tg_strdup((*p)[n] ? *p + n : "/");
-	if (!v)
-		return -ENOMEM;
-	free(*p);
-	*p = v;
-	return 0;
-}
-
-/* readlink /proc/PID/<what> and convert it to the tracee's view. */
+/* readlink /proc/PID/<what>: the kernel prints it in our view, also for a
+ * chrooted tracee (and also when it lies outside the tracee's root: an fd
+ * or a cwd kept from before a chroot). */
 static int read_proc_link(const struct walk *w, const char *what, char **out)
 {
 	char path[96];
 	snprintf(path, sizeof(path), "/proc/%d/%s", (int)w->pid, what);
 	int r = readlink_alloc(AT_FDCWD, path, out);
 	/* A directory deeper than PATH_MAX: the kernel cannot print it, but
-	 * its path can be found (in our view, so only for a tracee that
-	 * shares our root). */
-	if (r == -ENAMETOOLONG && w->prefix[0] == '\0')
+	 * its path can be found (by its parents, in our view). */
+	if (r == -ENAMETOOLONG)
 		r = dir_path_by_parents(path, out);
-	if (r < 0)
-		return r;
-	r = to_tracee_view(w, out);
-	if (r < 0) {
-		free(*out);
-		*out = NULL;
-	}
 	return r;
 }
 
 /* ---- the walk -------------------------------------------------------- */
 
-static char *host_path(const struct walk *w, const struct sbuf *res, const char *name, size_t n)
+static char *host_path(const struct sbuf *res, const char *name, size_t n)
 {
-	return tg_asprintf("%s%s/%.*s", w->prefix, res->s ? res->s : "", (int)n, name);
+	return tg_asprintf("%s/%.*s", res->s ? res->s : "", (int)n, name);
 }
 
 /* A symlink on procfs is a "magic" link (fd/N, cwd, exe, ns/...): its text
@@ -575,25 +578,29 @@ static int follow_link(struct walk *w, struct sbuf *res, const char *hpath, char
 	int r = readlink_any(hpath, &text);
 	if (r < 0)
 		return r;
-	if (strlen(hpath) < PATH_MAX && is_magic_link(hpath)) {
-		if (text[0] != '/' && strchr(text, ':')) {
-			/* "pipe:[..]", "socket:[..]", "anon_inode:[..]": not a path.
-			 * (Plain procfs links like "mounts" -> "self/mounts" are
-			 * relative paths and carry no ':'.) */
-			if (!last)
-				return -ENOTDIR;
-			*final = steal_pointer(&text);
-			return 0;
-		}
-		r = to_tracee_view(w, &text);
-		if (r < 0)
-			return r;
+	bool magic = strlen(hpath) < PATH_MAX && is_magic_link(hpath);
+	if (magic && text[0] != '/' && strchr(text, ':')) {
+		/* "pipe:[..]", "socket:[..]", "anon_inode:[..]": not a path.
+		 * (Plain procfs links like "mounts" -> "self/mounts" are
+		 * relative paths and carry no ':'.) */
+		if (!last)
+			return -ENOTDIR;
+		*final = steal_pointer(&text);
+		return 0;
 	}
-	if (text[0] == '/')
+	/* A magic link's text is printed in our view; a stored one is the
+	 * tracee's, and an absolute one starts at its root. */
+	if (text[0] == '/' && magic) {
 		res->len = 0;
+		if (res->s)
+			res->s[0] = '\0';
+		return splice_link(rest, text, remaining);
+	}
+	if (text[0] == '/' && (r = sbuf_to_root(res)) < 0)
+		return r;
 	if (res->s)
 		res->s[res->len] = '\0';
-	return splice_link(rest, text, remaining);
+	return splice_link(rest, text[0] == '/' ? text + 1 : text, remaining);
 }
 
 /* "/proc/self" and "/proc/thread-self" name whoever looks them up: map them
@@ -601,14 +608,20 @@ static int follow_link(struct walk *w, struct sbuf *res, const char *hpath, char
 static int map_proc_self(struct walk *w, struct sbuf *res, const char *name, size_t n, bool *mapped)
 {
 	*mapped = false;
-	if (!res->s || strcmp(res->s, "/proc") != 0)
-		return 0;
 	char buf[64];
 	if (n == 4 && memcmp(name, "self", 4) == 0)
 		snprintf(buf, sizeof(buf), "%d", (int)walk_tgid(w));
 	else if (n == 11 && memcmp(name, "thread-self", 11) == 0)
 		snprintf(buf, sizeof(buf), "%d/task/%d", (int)walk_tgid(w), (int)w->pid);
 	else
+		return 0;
+	/* The root of any procfs (its inode 1): "/proc" for us, a chroot's
+	 * "/proc" (in our view, under its root), ours reached through an fd
+	 * kept from before the chroot: "self" is whoever looks. */
+	struct statfs sf;
+	struct stat st;
+	if (!res->s || !res->len || statfs(res->s, &sf) < 0 || sf.f_type != PROC_SUPER_MAGIC ||
+	    stat(res->s, &st) < 0 || st.st_ino != 1)
 		return 0;
 	*mapped = true;
 	return lexical_apply(res, buf);
@@ -624,8 +637,9 @@ static int walk_path(struct walk *w, struct sbuf *res, const char *path, bool fo
 	_cleanup_free_ char *rest = tg_strdup(path);
 	if (!rest)
 		return -ENOMEM;
-	if (rest[0] == '/')
-		res->len = 0;
+	int r0 = rest[0] == '/' ? sbuf_to_root(res) : 0;
+	if (r0 < 0)
+		return r0;
 
 	for (;;) {
 		const char *p = rest, *name;
@@ -659,7 +673,7 @@ static int walk_path(struct walk *w, struct sbuf *res, const char *path, bool fo
 				return r;
 			break;
 		}
-		_cleanup_free_ char *hpath = host_path(w, res, name, n);
+		_cleanup_free_ char *hpath = host_path(res, name, n);
 		if (!hpath)
 			return -ENOMEM;
 		struct stat st;
@@ -795,13 +809,13 @@ int tg_path_resolve(pid_t pid, int dirfd, const char *path, bool follow, bool em
 			return -ENOTDIR;
 	}
 
-	if (w.prefix[0] == '\0' && !w.root_host) {
+	if (!w.root_host) {
 		r = resolve_plain(base, path, follow, out);
 		if (r <= 0)
 			return r;
 	}
 
-	_cleanup_sbuf_ struct sbuf res = {0};
+	_cleanup_sbuf_ struct sbuf res = { .root = w.root_host };
 	/* cwd and fd links are printed by the kernel fully resolved: no
 	 * symlink in them, so they seed the walk lexically. */
 	if (base && (r = lexical_apply(&res, base)) < 0)

@@ -1025,18 +1025,16 @@ static bool is_kernel_name(const char *path)
 
 /* A shell looks a command up by trying execve on every PATH entry. Only a
  * named file that is not there counts as missing: execveat(fd, "",
- * AT_EMPTY_PATH) runs an open file whatever its name says. Looked up
- * through the tracee's root. */
+ * AT_EMPTY_PATH) runs an open file whatever its name says. op->path is in
+ * our view, a chrooted tracee's too (tg_path_resolve). */
 static bool program_missing(const struct tg_op *op)
 {
-	char p[PATH_MAX + 64];
 	struct stat st;
 	if (!op || op->kind != TG_OP_EXEC || op->pid <= 0 || !op->path || op->path[0] != '/')
 		return false;
 	if ((op->flags & AT_EMPTY_PATH) || is_kernel_name(op->path))
 		return false;
-	snprintf(p, sizeof(p), "/proc/%d/root%s", (int)op->pid, op->path);
-	return lstat(p, &st) < 0 && errno == ENOENT;
+	return lstat(op->path, &st) < 0 && errno == ENOENT;
 }
 
 void tg_policy_decide(const struct tg_policy *p, const struct tg_op *op, struct tg_verdict *out)

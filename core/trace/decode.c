@@ -3,10 +3,12 @@
 
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/magic.h>
 #include <linux/openat2.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/statfs.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/uio.h>
@@ -508,11 +510,21 @@ static int pidfd_target(pid_t pid, int fd, pid_t *out)
 		*out = (pid_t)strtol(p + 5, NULL, 10);
 		return 0;
 	}
-	if (tg_path_of_fd(pid, fd, &link) < 0 || strncmp(link, "/proc/", 6) != 0)
+	/* A /proc/PID directory: in our view, "/proc/PID" — or, for a
+	 * chrooted tracee, under its root ("/jail/proc/PID"): any procfs's
+	 * root (its inode 1) holding a number. */
+	if (tg_path_of_fd(pid, fd, &link) < 0)
 		return -EBADF;
+	char *slash = strrchr(link, '/');
 	char *end = NULL;
-	long n = strtol(link + 6, &end, 10);
-	if (end == link + 6 || *end || n <= 0)
+	long n = slash ? strtol(slash + 1, &end, 10) : 0;
+	if (!slash || end == slash + 1 || *end || n <= 0)
+		return -EBADF;
+	*slash = '\0';
+	struct statfs sf;
+	struct stat st;
+	if (statfs(slash == link ? "/" : link, &sf) < 0 || sf.f_type != PROC_SUPER_MAGIC ||
+	    stat(slash == link ? "/" : link, &st) < 0 || st.st_ino != 1)
 		return -EBADF;
 	*out = (pid_t)n;
 	return 0;

@@ -335,10 +335,11 @@ static struct vetted *vet_exec(pid_t pid, const struct tg_op *op, const uint64_t
 	v->filename = exec_filename(raw, dirfd);
 	if (!v->argv || !v->filename)
 		goto fail;
+	/* op->path is in our view, a chrooted tracee's included (tg_path_resolve). */
 	if (raw[0] == '\0')
 		snprintf(spath, sizeof(spath), "/proc/%d/fd/%d", (int)pid, dirfd);
 	else
-		snprintf(spath, sizeof(spath), "/proc/%d/root%s", (int)pid, op->path);
+		snprintf(spath, sizeof(spath), "%s", op->path);
 	if (stat(spath, &st) == 0) {
 		v->dev = st.st_dev;
 		v->ino = st.st_ino;

@@ -46,9 +46,11 @@ static int idset_add(struct tg_idset *s, uint64_t dev, uint64_t ino)
 
 /* ---- the transaction ---- */
 
-/* A creation journaled before its call ran. The tracer stops one thread per
- * call: only that thread's next trapped call (or its end) proves the call
- * has run; another thread's next call may come first. */
+/* A creation journaled before its call ran. What it made is learnt from
+ * the call's own result (tg_txn_after: the fd an open returned, else the
+ * name at the call's exit); without one, by the name once that thread makes
+ * its next call or is gone, or at the end. Never from another thread's
+ * call: the name may hold another call's object by then, or nothing. */
 struct pending {
 	pid_t tid;               /* the thread that made the call (op->pid) */
 	uint64_t seq;            /* its CREATED record, or 0 (no record needed) */
@@ -57,6 +59,8 @@ struct pending {
 	bool watch;              /* O_CREAT of an existing name: if another thread
 	                          * removes it before the call runs, the call
 	                          * creates a new file no record names */
+	bool await;              /* the caller may hand over the call's result */
+	bool by_fd;              /* an open: its result is an fd on the object */
 	uint64_t dev, ino;       /* watch: what the name held */
 };
 
@@ -453,89 +457,136 @@ static const char *rel_of(const struct tg_txn *t, const char *abs)
 	return abs[n] == '/' ? abs + n + 1 : abs + n;
 }
 
-/* How sure we are that a pending creation's call has run. */
-enum settle_mode {
-	SETTLE_RAN,    /* its thread made another call, or is gone: it ran */
-	SETTLE_MAYBE,  /* another thread's call: it may not have run yet */
-	SETTLE_FINAL,  /* commit or rollback: nothing runs any more */
-};
+/* The journal captured it, saw it moved or removed: an original — or a
+ * new object that took a number the run freed (a removed directory), or
+ * one another thread captured before its creation was settled. */
+static bool known_original(struct tg_txn *t, const struct stat *st)
+{
+	return idset_has(&t->content, st) || idset_has(&t->meta, st) || idset_has(&t->moved, st) ||
+	       idset_has(&t->removed, st);
+}
 
 /* Made during this transaction, by the filesystem's own clock: the birth
- * time where the filesystem keeps one (a rename or link() does not change
- * it), else the ctime — which a rename or link() of an original sets too:
- * originals the journal saw moved or captured, and names with other links,
- * are then not taken for new. */
-static bool looks_new(struct tg_txn *t, const char *rel, const struct stat *st)
+ * time where the filesystem keeps one (exact: a rename, link(), write or
+ * chmod does not change it, nor does a reused inode number), else the
+ * ctime — which those set on an original too: objects the journal knows,
+ * and names with other links, are then not taken for new. A birth in the
+ * very tick the transaction started (started_ns is the coarse clock's) may
+ * be an original's made just before: by_name (found at a name, not by the
+ * call's fd), one the journal knows is then taken for an original. sx: a
+ * statx of the same object with STATX_BTIME asked, or an empty mask. */
+static bool made_in_run(struct tg_txn *t, const struct stat *st, const struct statx *sx, bool by_name)
 {
-	if (idset_has(&t->content, st) || idset_has(&t->meta, st) || idset_has(&t->moved, st))
-		return false;
 	uint64_t start = tg_journal_started_ns(t->j);
-	const char *leaf;
-	_cleanup_close_ int pfd = tg_journal_parent(t->j, rel, &leaf);
-	struct statx sx;
-	if (pfd >= 0 && statx(pfd, leaf, AT_SYMLINK_NOFOLLOW, STATX_INO | STATX_BTIME, &sx) == 0 &&
-	    (sx.stx_mask & STATX_BTIME) && sx.stx_ino == st->st_ino)
-		return (uint64_t)sx.stx_btime.tv_sec * 1000000000u + sx.stx_btime.tv_nsec >= start;
+	if ((sx->stx_mask & STATX_BTIME) && sx->stx_ino == st->st_ino) {
+		uint64_t b = (uint64_t)sx->stx_btime.tv_sec * 1000000000u + sx->stx_btime.tv_nsec;
+		return b > start || (b == start && !(by_name && known_original(t, st)));
+	}
+	if (known_original(t, st))
+		return false;
 	if (!S_ISDIR(st->st_mode) && st->st_nlink > 1)
 		return false;
 	return (uint64_t)st->st_ctim.tv_sec * 1000000000u + (uint64_t)st->st_ctim.tv_nsec >= start;
 }
 
-/* A watched O_CREAT open: 1 when settled, 0 when it stays pending. A new
- * object at the name that is not what it held is a creation no record
- * names yet: record it now (CREATED + BORN). Its seq is later than any
- * removal of the old object, so a restore removes it before putting the old
- * one back. */
-static int settle_watch(struct tg_txn *t, const struct pending *p, enum settle_mode mode)
+/* The object at rel now: 0, or -errno (-ENOENT: nothing there). */
+static int ident_of_name(struct tg_txn *t, const char *rel, struct stat *st, struct statx *sx)
 {
-	struct stat st;
-	if (tg_journal_lstat(t->j, p->rel, &st) < 0)
-		return mode == SETTLE_MAYBE ? 0 : 1;
-	if ((uint64_t)st.st_dev == p->dev && (uint64_t)st.st_ino == p->ino)
-		return mode == SETTLE_MAYBE ? 0 : 1;
-	if (idset_has(&t->born, &st) || !looks_new(t, p->rel, &st))
-		return 1; /* already known, or moved here (its own record) */
-	int e = tg_journal_created(t->j, p->rel);
-	if (!e)
-		e = tg_journal_born(t->j, tg_journal_last_seq(t->j), st.st_dev, st.st_ino);
-	if (!e)
-		e = idset_add(&t->born, st.st_dev, st.st_ino);
-	return e < 0 ? e : 1;
+	sx->stx_mask = 0;
+	int e = tg_journal_lstat(t->j, rel, st);
+	if (e < 0)
+		return e;
+	const char *leaf;
+	_cleanup_close_ int pfd = tg_journal_parent(t->j, rel, &leaf);
+	if (pfd < 0 || statx(pfd, leaf, AT_SYMLINK_NOFOLLOW, STATX_INO | STATX_BTIME, sx) < 0)
+		sx->stx_mask = 0;
+	return 0;
 }
 
-/* Settle pending creation i: 1 when done (and removed), 0 when it stays. */
-static int settle_one(struct tg_txn *t, size_t i, enum settle_mode mode)
+/* The object thread tid's fd refers to, whatever its name is now (or if it
+ * has none left): what an open made or opened. */
+static int ident_of_fd(pid_t tid, long fd, struct stat *st, struct statx *sx)
+{
+	char p[64];
+	snprintf(p, sizeof(p), "/proc/%d/fd/%ld", (int)tid, fd);
+	sx->stx_mask = 0;
+	_cleanup_close_ int o = open(p, O_PATH | O_CLOEXEC);
+	if (o < 0 || fstat(o, st) < 0)
+		return -errno;
+	if (statx(o, "", AT_EMPTY_PATH, STATX_INO | STATX_BTIME, sx) < 0)
+		sx->stx_mask = 0;
+	return 0;
+}
+
+/* Where the object tid's fd refers to is named in the workspace now, or
+ * NULL (removed, or out of reach). */
+static char *name_of_fd(struct tg_txn *t, pid_t tid, long fd)
+{
+	char p[64], text[PATH_MAX + 1];
+	snprintf(p, sizeof(p), "/proc/%d/fd/%ld", (int)tid, fd);
+	ssize_t l = readlink(p, text, sizeof(text) - 1);
+	if (l <= 0 || text[0] != '/')
+		return NULL;
+	text[l] = '\0';
+	const char *rel = rel_of(t, text);
+	return rel && !tg_txn_is_private(t, text) ? tg_strdup(rel) : NULL;
+}
+
+/* The outcome of pending creation p: st (and sx) is what its call made or
+ * opened, NULL when it made nothing; where: the object's name now (NULL:
+ * it has none in the workspace). by_name: st is what the name holds, not
+ * what the call's fd refers to. */
+static int settle_made(struct tg_txn *t, const struct pending *p, const struct stat *st,
+                       const struct statx *sx, const char *where, bool by_name)
+{
+	int e = 0;
+	if (p->watch) {
+		/* A new object no record names: record it now, under the name
+		 * it has now; its seq is later than any removal of the old object
+		 * or move of the new one, so a restore removes it first. */
+		if (!st || ((uint64_t)st->st_dev == p->dev && (uint64_t)st->st_ino == p->ino) ||
+		    idset_has(&t->born, st) || !made_in_run(t, st, sx, by_name))
+			return 0; /* what was there, another call's creation, or an original moved here */
+		e = idset_add(&t->born, st->st_dev, st->st_ino);
+		if (!e && where && st->st_nlink > 0)
+			e = tg_journal_created(t->j, where);
+		if (!e && where && st->st_nlink > 0)
+			e = tg_journal_born(t->j, tg_journal_last_seq(t->j), st->st_dev, st->st_ino);
+		return e;
+	}
+	/* The call failed, or opened an original that another thread moved
+	 * or linked to the name first: a restore must not remove whatever it
+	 * later finds at that name (it may be an original put back). */
+	if (!st || (!p->link && !made_in_run(t, st, sx, by_name)))
+		return p->seq ? tg_journal_born(t->j, p->seq, 0, 0) : 0;
+	if (!p->link)
+		e = idset_add(&t->born, st->st_dev, st->st_ino);
+	if (!e && p->seq)
+		e = tg_journal_born(t->j, p->seq, st->st_dev, st->st_ino);
+	return e;
+}
+
+static void pend_drop(struct tg_txn *t, size_t i)
+{
+	free(t->pend[i].rel);
+	t->pend[i] = t->pend[--t->npend];
+}
+
+/* Settle pending creation i by its name: its call has surely run (its
+ * thread moved on or is gone, or the run ended) but its result never came. */
+static int settle_by_name(struct tg_txn *t, size_t i)
 {
 	struct pending *p = &t->pend[i];
 	struct stat st;
-	int e = 0;
-	if (p->watch) {
-		e = settle_watch(t, p, mode);
-		if (e <= 0)
-			return e;
-		free(p->rel);
-		t->pend[i] = t->pend[--t->npend];
-		return 1;
-	}
-	if (tg_journal_lstat(t->j, p->rel, &st) == 0) {
-		if (mode == SETTLE_MAYBE && !looks_new(t, p->rel, &st))
-			return 0; /* not provably what the call made: its thread will tell */
-		if (!p->link && (mode == SETTLE_RAN || looks_new(t, p->rel, &st)))
-			e = idset_add(&t->born, st.st_dev, st.st_ino);
-		if (!e && p->seq)
-			e = tg_journal_born(t->j, p->seq, st.st_dev, st.st_ino);
-	} else if (mode == SETTLE_MAYBE) {
-		return 0; /* an empty name: the call may just not have run yet */
-	} else if (p->seq) {
-		/* The call failed: restore must not remove whatever it later
-		 * finds at that name (it may be an original put back). */
-		e = tg_journal_born(t->j, p->seq, 0, 0);
-	}
+	struct statx sx;
+	int e = ident_of_name(t, p->rel, &st, &sx);
+	if (e < 0 && e != -ENOENT)
+		return e;
+	e = settle_made(t, p, e == 0 ? &st : NULL, &sx, p->rel, true);
 	if (e < 0)
 		return e;
-	free(p->rel);
-	t->pend[i] = t->pend[--t->npend];
-	return 1;
+	pend_drop(t, i);
+	return 0;
 }
 
 static bool thread_gone(pid_t tid)
@@ -543,24 +594,81 @@ static bool thread_gone(pid_t tid)
 	return tid > 0 && kill(tid, 0) < 0 && errno == ESRCH;
 }
 
-/* Before a call of thread tid (0: none, e.g. a summary), learn what earlier
- * creations made: tid's own has run; another thread's only when its name now
- * holds a new object or the thread is gone. final: nothing runs any more, an
- * empty name means the call failed. */
+/* Before a call of thread tid (0: none, e.g. a summary), settle the
+ * creations whose call has run: tid's own earlier ones and those of threads
+ * that are gone. Another live thread's creation waits for its result or
+ * its thread's next call, whatever its name holds: that may be another
+ * call's object. final: nothing runs any more. */
 static int settle(struct tg_txn *t, pid_t tid, bool final)
 {
 	for (size_t i = 0; i < t->npend;) {
 		const struct pending *p = &t->pend[i];
-		enum settle_mode mode = final ? SETTLE_FINAL
-		                        : p->tid == tid || thread_gone(p->tid) ? SETTLE_RAN
-		                                                                : SETTLE_MAYBE;
-		int r = settle_one(t, i, mode);
-		if (r < 0)
-			return r;
-		if (r == 0)
+		if (!final && p->tid != tid && !thread_gone(p->tid)) {
 			i++;
+			continue;
+		}
+		int e = settle_by_name(t, i);
+		if (e < 0)
+			return e;
 	}
 	return 0;
+}
+
+bool tg_txn_awaits(const struct tg_txn *t, pid_t tid)
+{
+	for (size_t i = 0; t && i < t->npend; i++)
+		if (t->pend[i].tid == tid && t->pend[i].await)
+			return true;
+	return false;
+}
+
+/* One awaited creation, from its call's result: 1 settled, 0 left for
+ * settle() (no identity to be had), or -errno. */
+static int settle_result(struct tg_txn *t, size_t i, long rval)
+{
+	struct pending *p = &t->pend[i];
+	struct stat st;
+	struct statx sx;
+	int e;
+	if (rval < 0)
+		return (e = settle_made(t, p, NULL, NULL, NULL, false)) < 0 ? e : 1;
+	e = p->by_fd ? ident_of_fd(p->tid, rval, &st, &sx) : ident_of_name(t, p->rel, &st, &sx);
+	if (e < 0)
+		return 0; /* the thread died, or the name was emptied since */
+	_cleanup_free_ char *where = NULL;
+	if (p->by_fd && p->watch) {
+		struct stat now;
+		if (tg_journal_lstat(t->j, p->rel, &now) == 0 && now.st_dev == st.st_dev && now.st_ino == st.st_ino)
+			where = tg_strdup(p->rel);
+		else if (st.st_nlink > 0)
+			where = name_of_fd(t, p->tid, rval);
+	}
+	e = settle_made(t, p, &st, &sx, p->by_fd ? where : p->rel, !p->by_fd);
+	return e < 0 ? e : 1;
+}
+
+int tg_txn_after(struct tg_txn *t, pid_t tid, long rval)
+{
+	/* -ERESTART*: the call starts again, and traps again. */
+	if (t->finished || (rval <= -512 && rval >= -516))
+		return 0;
+	tg_journal_hold(t->j);
+	int e = 0;
+	for (size_t i = 0; i < t->npend && e >= 0;) {
+		struct pending *p = &t->pend[i];
+		if (p->tid != tid || !p->await) {
+			i++;
+			continue;
+		}
+		p->await = false;
+		e = settle_result(t, i, rval);
+		if (e > 0)
+			pend_drop(t, i);
+		else
+			i++;
+	}
+	int s = tg_journal_release(t->j);
+	return e < 0 ? e : s;
 }
 
 static int save_meta(struct tg_txn *t, const char *rel, const struct stat *st, bool implicit)
@@ -636,7 +744,8 @@ static int watch_create(struct tg_txn *t, const char *rel, const struct stat *st
 {
 	if (pend_room(t) < 0)
 		return -ENOMEM;
-	struct pending p = { .tid = t->tid, .watch = true, .dev = st->st_dev, .ino = st->st_ino };
+	struct pending p = { .tid = t->tid, .watch = true, .await = true, .by_fd = true,
+	                     .dev = st->st_dev, .ino = st->st_ino };
 	p.rel = tg_strdup(rel);
 	if (!p.rel)
 		return -ENOMEM;
@@ -644,11 +753,12 @@ static int watch_create(struct tg_txn *t, const char *rel, const struct stat *st
 	return 0;
 }
 
-static int save_created(struct tg_txn *t, const char *rel, bool link)
+/* by_fd: the call is an open (its result is an fd on what it made). */
+static int save_created(struct tg_txn *t, const char *rel, bool link, bool by_fd)
 {
 	if (pend_room(t) < 0)
 		return -ENOMEM;
-	struct pending p = { .tid = t->tid, .link = link };
+	struct pending p = { .tid = t->tid, .link = link, .await = true, .by_fd = by_fd };
 	if (!skip_created(t, rel)) {
 		int e = save_parent(t, rel);
 		if (!e)
@@ -664,10 +774,46 @@ static int save_created(struct tg_txn *t, const char *rel, bool link)
 	return 0;
 }
 
+/* Another thread's creation of rel is in flight (its result not in yet),
+ * and st is not the object an O_CREAT open of the existing name found. */
+static bool created_elsewhere(const struct tg_txn *t, const char *rel, const struct stat *st)
+{
+	for (size_t i = 0; i < t->npend; i++) {
+		const struct pending *p = &t->pend[i];
+		if (p->tid != t->tid && strcmp(p->rel, rel) == 0 &&
+		    (p->dev != (uint64_t)st->st_dev || p->ino != (uint64_t)st->st_ino))
+			return true;
+	}
+	return false;
+}
+
+/* A file made during the run at a name another thread is creating (and
+ * not the object an O_CREAT open of the existing name found there): most
+ * likely what that call made, not settled yet; no original in any case:
+ * nothing to give back. A stash would put it back at the name, and for an
+ * O_CREAT open of an existing name the creation's record, written after
+ * this removal at the open's result, could no longer remove it before the
+ * original's turn. */
+static bool fresh_at(struct tg_txn *t, const char *rel, const struct stat *st)
+{
+	struct stat now;
+	struct statx sx;
+	if (S_ISDIR(st->st_mode) || idset_has(&t->moved, st) || idset_has(&t->removed, st) ||
+	    !created_elsewhere(t, rel, st) || ident_of_name(t, rel, &now, &sx) < 0 ||
+	    now.st_ino != st->st_ino || now.st_dev != st->st_dev)
+		return false;
+	return made_in_run(t, st, &sx, true);
+}
+
 /* Keep what is about to lose a name; a file this run created has nothing
  * to give back. */
 static int save_removal(struct tg_txn *t, const char *rel, const struct stat *st)
 {
+	if (!S_ISDIR(st->st_mode) && !idset_has(&t->born, st) && fresh_at(t, rel, st)) {
+		int e = idset_add(&t->born, st->st_dev, st->st_ino);
+		if (e < 0)
+			return e;
+	}
 	bool born = !S_ISDIR(st->st_mode) && idset_has(&t->born, st);
 	if (born && !idset_has(&t->pinned, st))
 		return 0;
@@ -718,7 +864,7 @@ static int before_open(struct tg_txn *t, const struct tg_op *op, const char *rel
 	struct stat st;
 	int e = tg_journal_lstat(t->j, rel, &st);
 	if (e == -ENOENT)
-		return op->flags & O_CREAT ? save_created(t, rel, false) : 0;
+		return op->flags & O_CREAT ? save_created(t, rel, false, true) : 0;
 	if (e < 0)
 		return e;
 	if ((op->flags & O_CREAT) && (op->flags & O_EXCL))
@@ -846,7 +992,7 @@ static int before_rename(struct tg_txn *t, const struct tg_op *op)
 	/* RENAME_WHITEOUT leaves a whiteout (a 0:0 character device) at the
 	 * source: a creation, removed before the move back. */
 	if (!e && (op->flags & RENAME_WHITEOUT) && !exchange)
-		e = save_created(t, from, false);
+		e = save_created(t, from, false, false);
 	return e;
 }
 
@@ -858,7 +1004,7 @@ static int before_new_name(struct tg_txn *t, const char *rel, bool link)
 	int e = tg_journal_lstat(t->j, rel, &st);
 	if (e == 0)
 		return 0; /* EEXIST */
-	return e == -ENOENT ? save_created(t, rel, link) : e;
+	return e == -ENOENT ? save_created(t, rel, link, false) : e;
 }
 
 static int before_meta(struct tg_txn *t, const char *rel)
@@ -896,11 +1042,11 @@ static bool reaches_removed(struct tg_txn *t, const struct tg_op *op)
 	while (!hit && (de = tg_fs_readdir(d))) {
 		char text[PATH_MAX + 1];
 		ssize_t l = readlinkat(dfd, de->d_name, text, sizeof(text) - 1);
-		if (l < 0 || (size_t)l < n)
+		if (l < 0 || (size_t)l != n)
 			continue;
 		text[l] = '\0';
-		struct stat st; /* the text may carry a chroot's prefix: compare its end */
-		if (strcmp(text + l - n, op->path) == 0 && fstatat(dfd, de->d_name, &st, 0) == 0)
+		struct stat st; /* both in our view, a chrooted tracee's too */
+		if (strcmp(text, op->path) == 0 && fstatat(dfd, de->d_name, &st, 0) == 0)
 			hit = idset_has(&t->removed, &st);
 	}
 	closedir(d);

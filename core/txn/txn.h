@@ -57,6 +57,20 @@ int tg_txn_open(struct tg_txn **out, const struct tg_txn_opts *opts);
  * unjournaled. */
 int tg_txn_before(struct tg_txn *t, const struct tg_op *op);
 
+/* True when the call tg_txn_before() just journaled for thread tid creates
+ * a name whose object the journal must identify: the caller should hand
+ * the call's result to tg_txn_after() (a syscall-exit stop). Other threads
+ * may act on the name before tid makes its next call, so the name alone
+ * cannot tell what the call made. */
+bool tg_txn_awaits(const struct tg_txn *t, pid_t tid);
+
+/* The result of tid's call that tg_txn_awaits() named, as the tracee sees
+ * it (an fd, 0, or -errno), at the call's exit: the journal learns what
+ * the call made from the fd it returned (an open) or its name at once (the
+ * other creations), or that it made nothing. 0 or -errno (a record could
+ * not be written: the creation is then settled later, by name). */
+int tg_txn_after(struct tg_txn *t, pid_t tid, long rval);
+
 /* Before the command starts: every fd the command would inherit (not
  * close-on-exec, above 2: the standard streams are the caller's own output,
  * kept as they are) that is open for writing on a regular file of the

@@ -5,14 +5,18 @@
 # leave no journal behind. Each process has its own files here; a second
 # round lets them fight over the same names.
 #
-# Why it is in the fault suite: the journal learns what a creation made at
-# the next trapped call of ANY process (txn.c settle()); when that call is
-# another process's, the creation may not have run yet: the journal then
-# takes the creation for a failed one and the restore leaves the new file in
-# place (silently: the run still reports a rollback), or the new file stays
-# unknown and its later removal is stashed as if it were an original — the
-# restore then refuses to drop the journal (EEXIST) and the workspace stays
-# locked for every later run.
+# Why it is in the fault suite: the journal learns what a creation made
+# from the call's own result (txn.c tg_txn_after: the fd an open returned).
+# It used to learn it from the name, at the next trapped call: another
+# process may have captured, removed or replaced the new file by then. The
+# journal then took the creation for a failed one, the new file stayed
+# unknown, its later removal was stashed as if it were an original, and the
+# restore put it back and refused to put the original over it: exit 125,
+# "undo (stashed g1-3): File exists", the journal kept (about once in 60
+# "shared names" rounds under load; TG_FAULTS_CONCURRENT_ROUNDS=N for more,
+# each round costs seconds under ASan). tests/journal's
+# creation_known_by_its_result_whatever_the_name_holds forces the
+# interleaving.
 . "$(dirname "$0")/lib.sh"
 require_runs
 ws=$T/ws

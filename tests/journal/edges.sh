@@ -454,6 +454,57 @@ unpriv)
 		"$(code tgn -- sh -c 'exec 3<h; rm h; python3 -c "import os; os.fchmod(3, 0o600)" && exit 9; exit 1')"
 	assert_eq "h back" h "$(cat "$ws/h")"
 	;;
+chroot)
+	# Item 10: a process that chroots into a workspace subdirectory writes
+	# "/f". Its paths are judged and journaled in txguard's view (jail/f),
+	# so the write is allowed, reported, and undone on exit 1. A write
+	# that really lands outside the workspace (through a directory fd kept
+	# from before the chroot) stays refused, with the errno; ".." stops at
+	# the chroot's root as the kernel's walk does.
+	need_root
+	command -v python3 >/dev/null || skip "needs python3"
+	mkdir -p "$ws/jail" "$TG_TMP/outside"
+	echo old >"$ws/jail/g"
+	echo keep >"$TG_TMP/outside/v"
+	cat >"$TG_TMP/chrooted.py" <<'EOF'
+import errno, os, sys
+out = os.open(sys.argv[1], os.O_RDONLY | os.O_DIRECTORY)
+os.chroot("jail")
+os.chdir("/")
+def w(path, dir_fd=None):
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644, dir_fd=dir_fd)
+    except OSError as e:
+        return errno.errorcode[e.errno]
+    os.write(fd, b"new\n")
+    os.close(fd)
+    return "ok"
+print(w("/f"), w("/g"), w("/../../up"), w("v", out), w("w", out))
+sys.exit(int(sys.argv[2]))
+EOF
+	for run in rollback commit; do
+		want=1
+		[ $run = rollback ] || want=0
+		rc=$(code tg --report "$TG_TMP/report-$run.json" -- python3 "$TG_TMP/chrooted.py" "$TG_TMP/outside" $want)
+		assert_eq "$run: the command's own code ($(cat "$TG_TMP/err"))" $want "$rc"
+		assert_eq "$run: writes in the chroot allowed, outside refused" "ok ok ok EACCES EACCES" "$(cat "$TG_TMP/out")"
+		assert_eq "$run: outside untouched" keep "$(cat "$TG_TMP/outside/v")"
+		[ ! -e "$TG_TMP/outside/w" ] || fail "$run: a file was made outside the workspace"
+		[ ! -e "$ws/f" ] && [ ! -e "$ws/up" ] || fail "$run: a chroot path was taken for another"
+		if [ $run = rollback ]; then
+			assert_eq "rollback: reported at its real place" "jail/f jail/up" \
+				"$(report_paths created "$TG_TMP/report-$run.json")"
+			[ ! -e "$ws/jail/f" ] && [ ! -e "$ws/jail/up" ] || fail "rollback left: $(ls "$ws/jail")"
+			assert_eq "rollback: g" old "$(cat "$ws/jail/g")"
+		fi
+	done
+	assert_eq "commit: created" "jail/f jail/up" "$(report_paths created "$TG_TMP/report-commit.json")"
+	assert_eq "commit: modified" "jail/g" "$(report_paths modified "$TG_TMP/report-commit.json")"
+	assert_eq "commit: f" new "$(cat "$ws/jail/f")"
+	assert_eq "undo" 0 "$(code h undo)"
+	[ ! -e "$ws/jail/f" ] && [ ! -e "$ws/jail/up" ] || fail "undo left: $(ls "$ws/jail")"
+	assert_eq "undo: g" old "$(cat "$ws/jail/g")"
+	;;
 *)
 	fail "unknown case $case_"
 	;;

@@ -781,6 +781,118 @@ Test(journal, create_over_a_name_another_thread_just_removed)
 	cr_assert_str_eq(h, "orig-h");
 }
 
+/* The interleaving faults-concurrent's "shared names" round hit about once
+ * in 60 rounds: A's O_CREAT open of an emptied name makes a file; before
+ * A's call returns, B captures that file and removes it; by A's next call
+ * the name is empty. Learnt by the name, A's creation "made nothing", the
+ * file stayed unknown, was put back by the restore and the original could
+ * not follow (EEXIST, journal kept). Its result (the fd) says what it made. */
+Test(journal, creation_known_by_its_result_whatever_the_name_holds)
+{
+	pid_t a = getpid(), b = getppid();
+	put("g", "orig");
+	open_txn();
+	cr_assert_eq(before_by(b, TG_OP_UNLINK, "g", NULL, 0), 0);
+	cr_assert_eq(unlink(P("g")), 0);
+	cr_assert_eq(before_by(a, TG_OP_OPEN, "g", NULL, O_WRONLY | O_CREAT | O_TRUNC), 0);
+	cr_assert(tg_txn_awaits(t, a), "the creation waits for its result");
+	cr_assert_not(tg_txn_awaits(t, b));
+	int fd = open(P("g"), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644); /* A's call runs */
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(before_by(b, TG_OP_OPEN, "g", NULL, O_WRONLY | O_TRUNC), 0);
+	put("g", "b");
+	cr_assert_eq(before_by(b, TG_OP_UNLINK, "g", NULL, 0), 0);
+	cr_assert_eq(unlink(P("g")), 0);
+	cr_assert_eq(tg_txn_after(t, a, fd), 0); /* A's call returns */
+	cr_assert_not(tg_txn_awaits(t, a));
+	close(fd);
+	cr_assert_eq(before_by(a, TG_OP_OPEN, "g", NULL, O_WRONLY | O_CREAT | O_TRUNC), 0);
+	put("g", "a again");
+	rollback();
+	_cleanup_free_ char *g = get("g");
+	cr_assert_str_eq(g, "orig");
+}
+
+/* B's rename of an original over a name A is creating traps while the
+ * name is empty and runs after A's create: the name then holds the
+ * original, which must not be taken for what A made (it would count as
+ * born, and A's overwrite would not be saved). With A's result (the fd of
+ * the file the rename freed) and without one (settled by the name). */
+static void original_renamed_over_a_creation(bool result)
+{
+	pid_t a = getpid(), b = getppid();
+	put("h", "precious");
+	open_txn();
+	cr_assert_eq(before_by(a, TG_OP_OPEN, "g", NULL, O_WRONLY | O_CREAT), 0);
+	cr_assert_eq(before_by(b, TG_OP_RENAME, "h", "g", 0), 0);
+	int fd = open(P("g"), O_WRONLY | O_CREAT | O_CLOEXEC, 0644); /* A's call */
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(rename(P("h"), P("g")), 0); /* B's call */
+	if (result)
+		cr_assert_eq(tg_txn_after(t, a, fd), 0);
+	close(fd);
+	cr_assert_eq(before_by(a, TG_OP_OPEN, "g", NULL, O_WRONLY | O_TRUNC), 0);
+	put("g", "clobbered");
+	rollback();
+	_cleanup_free_ char *h = get("h");
+	cr_assert_str_eq(h, "precious");
+	struct stat st;
+	cr_assert_eq(lstat(P("g"), &st), -1);
+}
+
+Test(journal, original_renamed_over_a_creation_with_result) { original_renamed_over_a_creation(true); }
+Test(journal, original_renamed_over_a_creation_by_name) { original_renamed_over_a_creation(false); }
+
+/* A's O_CREAT open of an existing name creates a new file because B
+ * removed the name first; before A's call returns, B moves (or removes)
+ * the new file. Its record must name it where it is, after B's records, so
+ * that the restore takes it away before the original comes back. */
+static void new_file_moved_before_its_result(bool remove)
+{
+	pid_t a = getpid(), b = getppid();
+	put("g", "orig");
+	open_txn();
+	cr_assert_eq(before_by(a, TG_OP_OPEN, "g", NULL, O_WRONLY | O_CREAT | O_TRUNC), 0);
+	cr_assert_eq(before_by(b, TG_OP_UNLINK, "g", NULL, 0), 0);
+	cr_assert_eq(unlink(P("g")), 0);
+	int fd = open(P("g"), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644); /* A's call: a new file */
+	cr_assert_geq(fd, 0);
+	if (remove) {
+		cr_assert_eq(before_by(b, TG_OP_UNLINK, "g", NULL, 0), 0);
+		cr_assert_eq(unlink(P("g")), 0);
+	} else {
+		cr_assert_eq(before_by(b, TG_OP_RENAME, "g", "k", 0), 0);
+		cr_assert_eq(rename(P("g"), P("k")), 0);
+	}
+	cr_assert_eq(tg_txn_after(t, a, fd), 0);
+	close(fd);
+	rollback();
+	_cleanup_free_ char *g = get("g");
+	cr_assert_str_eq(g, "orig");
+	struct stat st;
+	cr_assert_eq(lstat(P("k"), &st), -1, "the new file is gone");
+}
+
+Test(journal, new_file_removed_before_its_result) { new_file_moved_before_its_result(true); }
+Test(journal, new_file_renamed_before_its_result) { new_file_moved_before_its_result(false); }
+
+/* A failed call's result: its name is never removed, whatever comes there. */
+Test(journal, failed_creation_by_its_result)
+{
+	pid_t a = getpid(), b = getppid();
+	put("orig", "o");
+	open_txn();
+	cr_assert_eq(before_by(a, TG_OP_MKDIR, "d", NULL, 0), 0);
+	cr_assert_eq(tg_txn_after(t, a, -EACCES), 0);
+	cr_assert_eq(before_by(b, TG_OP_RENAME, "orig", "d", 0), 0);
+	cr_assert_eq(rename(P("orig"), P("d")), 0);
+	rollback();
+	_cleanup_free_ char *o = get("orig");
+	cr_assert_str_eq(o, "o");
+	struct stat st;
+	cr_assert_eq(lstat(P("d"), &st), -1);
+}
+
 static int count_records(void *ud, const struct tg_jrec *r)
 {
 	(void)r;

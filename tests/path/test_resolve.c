@@ -387,8 +387,28 @@ static void expect_abs(pid_t pid, int dirfd, const char *path, bool follow, cons
 	free(got);
 }
 
-/* A tracee whose root is not ours: paths come back as it sees them, and
- * absolute links restart at its root, not ours. */
+/* The child chroots into real/, keeping an fd on real/sub and one on tmp
+ * (outside its new root), its cwd at its new "/". */
+static void setup_chroot_sub(void)
+{
+	int d = open("real/sub", O_RDONLY | O_DIRECTORY);
+	int o = open(".", O_RDONLY | O_DIRECTORY);
+	if (d < 0 || o < 0 || dup2(d, 51) < 0 || dup2(o, 52) < 0 || chroot("real") < 0 || chdir("/") < 0)
+		_exit(2);
+}
+
+/* want: under tmp (our view of the tracee's files). */
+static void expect_ours(pid_t pid, int dirfd, const char *path, bool follow, const char *want)
+{
+	char full[PATH_MAX * 2];
+	snprintf(full, sizeof(full), "%s%s", tmp, want);
+	expect_abs(pid, dirfd, path, follow, full);
+}
+
+/* A tracee whose root is not ours: paths come back in OUR view (its root's
+ * path prefixed), so that the policy and the journal judge what it really
+ * reaches; absolute links restart at its root, not ours, and ".." stops
+ * there. (Until issue 15 they came back as the tracee saw them.) */
 Test(resolve, tracee_root)
 {
 	if (geteuid() != 0) {
@@ -399,18 +419,35 @@ Test(resolve, tracee_root)
 	lnk("/real", "abs");
 	lnk("/../../../real/sub", "high");
 	struct child c = spawn(setup_chroot);
-	expect_abs(c.pid, AT_FDCWD, "/real/f", true, "/real/f");
-	expect_abs(c.pid, AT_FDCWD, "/abs/f", true, "/real/f");
-	expect_abs(c.pid, AT_FDCWD, "/abs", true, "/real");
-	expect_abs(c.pid, AT_FDCWD, "/abs", false, "/abs");
-	expect_abs(c.pid, AT_FDCWD, "/high/..", true, "/real");
-	expect_abs(c.pid, AT_FDCWD, "../../..", true, "/");
-	expect_abs(c.pid, AT_FDCWD, "f", true, "/real/f");
-	expect_abs(c.pid, 51, "x", false, "/real/sub/x");
-	char *got = NULL;
+	expect_ours(c.pid, AT_FDCWD, "/real/f", true, "/real/f");
+	expect_ours(c.pid, AT_FDCWD, "/abs/f", true, "/real/f");
+	expect_ours(c.pid, AT_FDCWD, "/abs", true, "/real");
+	expect_ours(c.pid, AT_FDCWD, "/abs", false, "/abs");
+	expect_ours(c.pid, AT_FDCWD, "/high/..", true, "/real");
+	expect_ours(c.pid, AT_FDCWD, "../../..", true, "");
+	expect_ours(c.pid, AT_FDCWD, "/", true, "");
+	expect_ours(c.pid, AT_FDCWD, "f", true, "/real/f");
+	expect_ours(c.pid, 51, "x", false, "/real/sub/x");
+	char *got = NULL, want[PATH_MAX * 2];
 	cr_assert_eq(tg_path_of_fd(c.pid, 51, &got), 0);
-	cr_expect_str_eq(got, "/real/sub");
+	snprintf(want, sizeof(want), "%s/real/sub", tmp);
+	cr_expect_str_eq(got, want);
 	free(got);
+	reap(&c);
+
+	/* Chrooted into a subdirectory: "/f" is real/f; an fd kept from
+	 * before reaches outside the root, and ".." there goes on up. */
+	c = spawn(setup_chroot_sub);
+	expect_ours(c.pid, AT_FDCWD, "/f", false, "/real/f");
+	expect_ours(c.pid, AT_FDCWD, "/../../f", false, "/real/f");
+	expect_ours(c.pid, AT_FDCWD, "sub/../f", true, "/real/f");
+	expect_ours(c.pid, AT_FDCWD, "/sub/x", false, "/real/sub/x");
+	expect_ours(c.pid, 51, "../../outside", false, "/real/outside"); /* ".." stops at the root */
+	expect_ours(c.pid, 52, "outside", false, "/outside");
+	snprintf(want, sizeof(want), "%s/..", tmp);
+	char *up = tg_path_normalize(want);
+	expect_abs(c.pid, 52, "..", true, up);
+	free(up);
 	reap(&c);
 }
 
