@@ -10,6 +10,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "journal/journal.h"
@@ -67,8 +68,22 @@ static char *get(const char *rel)
 	return s;
 }
 
+/* The files a test puts before the transaction are originals: born before
+ * its first tick (docs/journal.md, Known limits: one born in the very tick
+ * the transaction starts may look new). Wait for the coarse clock to move. */
+static void next_tick(void)
+{
+	struct timespec a, b;
+	clock_gettime(CLOCK_REALTIME_COARSE, &a);
+	do {
+		usleep(500);
+		clock_gettime(CLOCK_REALTIME_COARSE, &b);
+	} while (b.tv_sec == a.tv_sec && b.tv_nsec == a.tv_nsec);
+}
+
 static void open_txn(void)
 {
+	next_tick();
 	struct tg_txn_opts o = { .workspace = ws, .state_dir = sd, .command = "unit", .lock = TG_LOCK_FAIL };
 	cr_assert_eq(tg_txn_open(&t, &o), 0);
 }
