@@ -614,7 +614,7 @@ static int op_copy(struct tg_op *dst, const struct tg_op *src)
 	    (src->path2 && !(dst->path2 = tg_strdup(src->path2))) ||
 	    (src->target && !(dst->target = tg_strdup(src->target))) ||
 	    (src->xattr_name && !(dst->xattr_name = tg_strdup(src->xattr_name))) ||
-	    (src->argv && !(dst->argv = tg_strv_dup(src->argv)))) {
+	    (src->argv && !(dst->argv = tg_strv_pack(src->argv, tg_strv_len(src->argv))))) {
 		tg_op_clear(dst);
 		return -ENOMEM;
 	}
