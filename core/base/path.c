@@ -214,6 +214,16 @@ bool tg_path_is_under(const char *path, const char *dir)
 	return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
 }
 
+const char *tg_path_below(const char *path, const char *dir)
+{
+	if (!tg_path_is_under(path, dir))
+		return NULL;
+	size_t n = strlen(dir);
+	if (n == 1)
+		return path + 1;
+	return path[n] == '/' ? path + n + 1 : path + n;
+}
+
 /* Length of the home prefix p starts with ("~", "$HOME", "${HOME}"), when
  * it is followed by "/" or the end; 0 otherwise. */
 static size_t home_prefix_len(const char *p)

@@ -20,6 +20,9 @@ char *tg_path_join(const char *base, const char *rel);
 
 /* True when path equals dir or lies beneath it (both normalised, absolute). */
 bool tg_path_is_under(const char *path, const char *dir);
+/* The part of path beneath dir ("" when equal; no leading "/"), pointing
+ * into path, or NULL when path is not under dir (tg_path_is_under). */
+const char *tg_path_below(const char *path, const char *dir);
 
 /* Expand a leading "~" or "$HOME" with home; other text unchanged. */
 char *tg_path_expand_home(const char *p, const char *home);

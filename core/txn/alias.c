@@ -102,17 +102,6 @@ struct mnt {
 	char *root, *point;
 };
 
-/* The part of path below dir ("" when equal), or NULL when not below. */
-static const char *below(const char *path, const char *dir)
-{
-	if (!tg_path_is_under(path, dir))
-		return NULL;
-	size_t n = strlen(dir);
-	if (n == 1)
-		return path + 1;
-	return path[n] == '/' ? path + n + 1 : path + n;
-}
-
 static char *join(const char *dir, const char *rest)
 {
 	if (!*rest)
@@ -174,7 +163,7 @@ static int read_binds(struct tg_aliases *a)
 	}
 	free(line);
 	/* Where the workspace is inside its filesystem. */
-	const char *in_mount = ws.point ? below(a->workspace, ws.point) : NULL;
+	const char *in_mount = ws.point ? tg_path_below(a->workspace, ws.point) : NULL;
 	_cleanup_free_ char *fs_path = in_mount ? join(ws.root, in_mount) : NULL;
 	for (size_t i = 0; !e && fs_path && i < n; i++) {
 		const struct mnt *m = &v[i];
@@ -182,11 +171,11 @@ static int read_binds(struct tg_aliases *a)
 			continue;
 		const char *rest;
 		char *prefix = NULL, *rel = NULL;
-		if ((rest = below(fs_path, m->root))) {
+		if ((rest = tg_path_below(fs_path, m->root))) {
 			/* The whole workspace, again, beneath this mount point. */
 			prefix = join(m->point, rest);
 			rel = tg_strdup("");
-		} else if ((rest = below(m->root, fs_path))) {
+		} else if ((rest = tg_path_below(m->root, fs_path))) {
 			/* Part of it. */
 			prefix = tg_strdup(m->point);
 			rel = tg_strdup(rest);
@@ -238,7 +227,7 @@ int tg_aliases_bind(struct tg_aliases *a, const char *abs, char **rel)
 		a->binds_read = true;
 	}
 	for (size_t i = 0; i < a->nbinds; i++) {
-		const char *rest = below(abs, a->binds[i].prefix);
+		const char *rest = tg_path_below(abs, a->binds[i].prefix);
 		if (!rest)
 			continue;
 		_cleanup_free_ char *r = *a->binds[i].rel ? join(a->binds[i].rel, rest) : tg_strdup(rest);

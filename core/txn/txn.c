@@ -449,12 +449,7 @@ bool tg_txn_is_private(const struct tg_txn *t, const char *path)
 /* Workspace-relative form of abs, or NULL when outside. */
 static const char *rel_of(const struct tg_txn *t, const char *abs)
 {
-	if (!abs || !tg_path_is_under(abs, t->workspace))
-		return NULL;
-	size_t n = strlen(t->workspace);
-	if (n == 1)
-		return abs + 1;
-	return abs[n] == '/' ? abs + n + 1 : abs + n;
+	return tg_path_below(abs, t->workspace);
 }
 
 /* The journal captured it, saw it moved or removed: an original — or a
