@@ -12,6 +12,7 @@
 #include "base/path.h"
 #include "common.h"
 #include "config.h"
+#include "txn/txn.h"
 
 static void say(const char *fmt, va_list ap)
 {
@@ -20,6 +21,14 @@ static void say(const char *fmt, va_list ap)
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
 	errno = saved;
+}
+
+void tg_say_recovered(const struct tg_recovery *r, const char *state_dir, const char *where)
+{
+	fprintf(stderr, "txguard: restored %d interrupted transaction(s) %s", r->restored, where);
+	if (r->kept)
+		fprintf(stderr, "; %zu path(s) changed after its last record kept in %s/aside", r->kept, state_dir);
+	fputc('\n', stderr);
 }
 
 void tg_warn(const char *fmt, ...)

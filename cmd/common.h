@@ -13,6 +13,12 @@ struct tg_opts;
 /* One error family; messages go to stderr prefixed "txguard: ". tg_warn
  * keeps errno. */
 void tg_warn(const char *fmt, ...) TG_PRINTF(1, 2);
+
+struct tg_recovery;
+/* The one line of an automatic recovery (a run's start, undo, redo):
+ * "txguard: restored N interrupted transaction(s) WHERE", and what it
+ * copied to STATE_DIR/aside. */
+void tg_say_recovered(const struct tg_recovery *r, const char *state_dir, const char *where);
 /* Print and return 125 (the contract's "txguard failed"). */
 int tg_fail(const char *fmt, ...) TG_PRINTF(1, 2);
 /* End a JSON document on stdout (newline, free): 0, or tg_fail naming

@@ -313,15 +313,6 @@ static char *join_ids(char *const *ids)
  * undid) whose journal holds what the undo overwrote: `redo` restores it.
  * Its journal is on disk before the first run is touched; an undo that
  * fails part-way is left open, and recovery reverts it as a whole. */
-/* The one line of an automatic recovery before an undo or a redo. */
-static void say_recovered(const struct tg_recovery *r, const char *state_dir)
-{
-	fprintf(stderr, "txguard: restored %d interrupted transaction(s) first", r->restored);
-	if (r->kept)
-		fprintf(stderr, "; %zu path(s) changed after its last record kept in %s/aside", r->kept, state_dir);
-	fputc('\n', stderr);
-}
-
 static int undo_journaled(struct hctx *c, char ***idsp, struct tg_undo_result *r, char **entry)
 {
 	char **ids = *idsp;
@@ -345,7 +336,7 @@ static int undo_journaled(struct hctx *c, char ***idsp, struct tg_undo_result *r
 		return rc;
 	if (tg_txn_recovery(t)->restored > 0) {
 		if (!c->o->quiet)
-			say_recovered(tg_txn_recovery(t), tg_txn_state_dir(t));
+			tg_say_recovered(tg_txn_recovery(t), tg_txn_state_dir(t), "first");
 		/* Recovery may have put runs back in effect (an interrupted undo
 		 * reverted): choose again, under the lock now. */
 		tg_strv_free(ids);
@@ -406,7 +397,7 @@ static int cmd_undo(struct hctx *c)
 	if (rec.restored > 0 && !c->o->quiet) {
 		_cleanup_free_ char *sd = NULL;
 		(void)tg_recover_state_dir(c->workspace, c->state_dir, &sd);
-		say_recovered(&rec, sd ? sd : "the state dir");
+		tg_say_recovered(&rec, sd ? sd : "the state dir", "first");
 	}
 	if (rc == 0)
 		rc = tg_history_undo_plan(c->workspace, c->state_dir, c->o->id, &ids);

@@ -736,12 +736,8 @@ static int setup(struct run *r, int *report_fd, int *log_fd)
 		return setup_fail(r, "cannot open the journal for %s: %s", r->workspace, strerror(-rc));
 	const struct tg_recovery *rec = tg_txn_recovery(r->txn);
 	if (rec->restored > 0 && !o->quiet) {
-		fprintf(stderr, "txguard: restored %d interrupted transaction(s) a crashed txguard left in %s",
-		        rec->restored, r->workspace);
-		if (rec->kept)
-			fprintf(stderr, "; %zu path(s) changed after its last record kept in %s/aside",
-			        rec->kept, tg_txn_state_dir(r->txn));
-		fputc('\n', stderr);
+		_cleanup_free_ char *where = tg_asprintf("a crashed txguard left in %s", r->workspace);
+		tg_say_recovered(rec, tg_txn_state_dir(r->txn), where ? where : "");
 	}
 	const int own[] = { o->report_fd, o->log_fd };
 	rc = tg_txn_inherited(r->txn, own, 2, on_inherited, o);
