@@ -102,32 +102,57 @@ struct ll {
 	char **places;        /* canonical writable places, the devices first */
 };
 
-static int add_rule(struct ll *ll, const char *path, uint64_t rights)
+/* Rights a rule on an object of this type may carry. */
+static uint64_t rights_for(mode_t mode, uint64_t rights)
 {
-	_cleanup_close_ int fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	return S_ISDIR(mode) ? rights : rights & LL_FILE_RIGHTS;
+}
+
+/* A rule for `name` in dirfd (AT_FDCWD and a full path, or a directory
+ * being listed and an entry's name). type is the entry's DT_* from
+ * readdir, DT_UNKNOWN when unknown: a known type saves an fstat per rule,
+ * which adds up at every start (/etc alone is ~140 rules). */
+static int add_rule_at(struct ll *ll, int dirfd, const char *name, unsigned char type, uint64_t rights)
+{
+	/* A symlink needs no rule: access is checked on what it points to. */
+	if (type == DT_LNK)
+		return 0;
+	_cleanup_close_ int fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	/* EACCES: we cannot reach it, and the tree runs with our credentials,
 	 * so it could not either: no rule is needed (as nobody, dirs of other
 	 * users sit on the way to the secrets in $HOME). */
 	if (fd < 0)
 		return errno == ENOENT || errno == ELOOP || errno == EACCES ? 0 : -errno;
-	struct stat st;
-	if (fstat(fd, &st) < 0)
+	struct stat st = { .st_mode = type == DT_DIR ? S_IFDIR : S_IFREG };
+	bool stated = type == DT_UNKNOWN;
+	if (stated && fstat(fd, &st) < 0)
 		return -errno;
-	/* A symlink needs no rule: access is checked on what it points to. */
-	if (S_ISLNK(st.st_mode))
-		return 0;
-	if (!S_ISDIR(st.st_mode))
-		rights &= LL_FILE_RIGHTS;
-	struct ll_path_beneath_attr attr = {
-		.allowed_access = rights & ll->handled,
-		.parent_fd = fd,
-	};
-	if (attr.allowed_access == 0)
-		return 0;
-	if (syscall(SYS_landlock_add_rule, ll->fd, LL_RULE_PATH_BENEATH, &attr, 0) < 0)
-		return -errno;
+	for (;;) {
+		if (S_ISLNK(st.st_mode))
+			return 0;
+		struct ll_path_beneath_attr attr = {
+			.allowed_access = rights_for(st.st_mode, rights) & ll->handled,
+			.parent_fd = fd,
+		};
+		if (attr.allowed_access == 0)
+			return 0;
+		if (syscall(SYS_landlock_add_rule, ll->fd, LL_RULE_PATH_BENEATH, &attr, 0) == 0)
+			break;
+		/* EINVAL: directory rights on what is no longer a directory
+		 * (replaced since readdir): ask the inode itself, once. */
+		if (errno != EINVAL || stated)
+			return -errno;
+		if (fstat(fd, &st) < 0)
+			return -errno;
+		stated = true;
+	}
 	ll->nrules++;
 	return 0;
+}
+
+static int add_rule(struct ll *ll, const char *path, uint64_t rights)
+{
+	return add_rule_at(ll, AT_FDCWD, path, DT_UNKNOWN, rights);
 }
 
 static bool is_excluded(const struct ll *ll, const char *path)
@@ -155,7 +180,8 @@ static void closedirp(DIR **d)
 	errno = saved;
 }
 
-static int grant_except(struct ll *ll, const char *path, uint64_t rights);
+static int grant_except(struct ll *ll, int dirfd, const char *name, unsigned char type, const char *path,
+                        uint64_t rights);
 
 /* path is an ancestor of an excluded path: grant each entry separately. */
 static int grant_entries(struct ll *ll, const char *path, uint64_t rights)
@@ -170,26 +196,36 @@ static int grant_entries(struct ll *ll, const char *path, uint64_t rights)
 		_cleanup_free_ char *child = tg_asprintf("%s%s%s", path, strcmp(path, "/") ? "/" : "", de->d_name);
 		if (!child)
 			return -ENOMEM;
-		int r = grant_except(ll, child, rights);
+		int r = grant_except(ll, dirfd(d), de->d_name, de->d_type, child, rights);
 		if (r < 0)
 			return r;
 	}
 	return errno ? -errno : 0;
 }
 
-/* Grant `rights` beneath path, minus the excluded subtrees. */
-static int grant_except(struct ll *ll, const char *path, uint64_t rights)
+/* Grant `rights` beneath path (name in dirfd, of DT_* type), minus the
+ * excluded subtrees. */
+static int grant_except(struct ll *ll, int dirfd, const char *name, unsigned char type, const char *path,
+                        uint64_t rights)
 {
 	if (is_excluded(ll, path))
 		return 0;
 	if (!excl_beneath(ll, path))
-		return add_rule(ll, path, rights);
-	struct stat st;
-	if (lstat(path, &st) < 0)
-		return errno == ENOENT || errno == EACCES ? 0 : -errno;
-	if (S_ISLNK(st.st_mode))
+		return add_rule_at(ll, dirfd, name, type, rights);
+	if (type == DT_UNKNOWN) {
+		struct stat st;
+		if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			return errno == ENOENT || errno == EACCES ? 0 : -errno;
+		type = S_ISLNK(st.st_mode) ? DT_LNK : DT_DIR;
+	}
+	if (type == DT_LNK)
 		return 0;
 	return grant_entries(ll, path, rights);
+}
+
+static int grant_except_path(struct ll *ll, const char *path, uint64_t rights)
+{
+	return grant_except(ll, AT_FDCWD, path, DT_UNKNOWN, path, rights);
 }
 
 /* Directories on the way to an excluded path keep their listing: READ_DIR
@@ -203,22 +239,31 @@ static int grant_listing(struct ll *ll)
 
 /* Canonical form of an absolute path in our own view: symlinks resolved as
  * far as the path exists, the rest kept lexically. */
-static int canonical(const char *p, char **out)
+static int canonical(pid_t self, const char *p, char **out)
 {
 	if (!p || p[0] != '/')
 		return -EINVAL;
-	return tg_path_resolve(getpid(), AT_FDCWD, p, true, false, out);
+	return tg_path_resolve(self, AT_FDCWD, p, true, false, out);
 }
 
-static int push_canonical(char ***v, const char *p, bool existing)
+static int push_canonical(pid_t self, char ***v, const char *p, bool existing)
 {
+	/* Most secrets a policy names do not exist on a given machine: one
+	 * lstat (which follows the symlinks on the way as the walk would)
+	 * settles those without resolving them component by component. */
+	struct stat st;
+	if (existing && p && p[0] == '/' && lstat(p, &st) < 0 && errno == ENOENT)
+		return 0;
 	_cleanup_free_ char *c = NULL;
-	int r = canonical(p, &c);
+	int r = canonical(self, p, &c);
 	if (r < 0)
 		return r;
-	struct stat st;
 	if (existing && lstat(c, &st) < 0 && errno == ENOENT)
 		return 0;
+	/* The policy's writable places repeat the devices above. */
+	for (size_t i = 0; *v && (*v)[i]; i++)
+		if (!strcmp((*v)[i], c))
+			return 0;
 	return tg_strv_push(v, c);
 }
 
@@ -227,28 +272,29 @@ static int collect(struct ll *ll, const struct tg_landlock_spec *spec)
 {
 	const char *const *lists[] = { spec->deny_read, spec->hidden };
 	size_t counts[] = { spec->ndeny_read, spec->nhidden };
+	pid_t self = getpid();
 	int r = 0;
 	/* A secret that does not exist has nothing to hide, and excluding it
 	 * would cost every directory on its way the right to get new entries
 	 * (~/.cargo/credentials.toml would make ~/.cargo half-writable). */
 	for (size_t l = 0; l < TG_ARRAY_SIZE(lists); l++)
 		for (size_t i = 0; r == 0 && i < counts[l]; i++)
-			r = push_canonical(&ll->excl, lists[l][i], true);
+			r = push_canonical(self, &ll->excl, lists[l][i], true);
 	for (size_t i = 0; r == 0 && default_writable[i]; i++)
-		r = push_canonical(&ll->places, default_writable[i], false);
+		r = push_canonical(self, &ll->places, default_writable[i], false);
 	for (size_t i = 0; r == 0 && i < spec->nwritable; i++)
-		r = push_canonical(&ll->places, spec->writable[i], false);
+		r = push_canonical(self, &ll->places, spec->writable[i], false);
 	return r;
 }
 
 static int build(struct ll *ll)
 {
-	int r = grant_except(ll, "/", LL_READ);
+	int r = grant_except_path(ll, "/", LL_READ);
 	if (r < 0)
 		return r;
 	r = grant_listing(ll);
 	for (size_t i = 0; r >= 0 && ll->places && ll->places[i]; i++)
-		r = grant_except(ll, ll->places[i], LL_READ | LL_WRITE);
+		r = grant_except_path(ll, ll->places[i], LL_READ | LL_WRITE);
 	return r;
 }
 
