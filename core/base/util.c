@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "op.h"
@@ -154,10 +155,23 @@ int tg_write_all(int fd, const void *buf, size_t len)
 
 int tg_read_file(const char *path, char **out, size_t *len, size_t max)
 {
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	return tg_read_file_at(AT_FDCWD, path, 0, out, len, max);
+}
+
+int tg_read_file_at(int dirfd, const char *path, int flags, char **out, size_t *len, size_t max)
+{
+	_cleanup_close_ int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | flags);
 	if (fd < 0)
 		return -errno;
+	/* A regular file is read in one go (its size, plus one byte to see the
+	 * end); /proc files say 0 and grow the buffer as they are read. */
+	struct stat st;
 	size_t cap = 4096, n = 0;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+		if ((uint64_t)st.st_size > max)
+			return -EFBIG;
+		cap = (size_t)st.st_size + 1;
+	}
 	_cleanup_free_ char *buf = malloc(cap + 1);
 	if (!buf)
 		return -ENOMEM;

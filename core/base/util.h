@@ -94,6 +94,8 @@ int tg_strv_push(char ***strv, const char *s);
 int tg_write_all(int fd, const void *buf, size_t len);
 /* Read a whole small file (e.g. /proc/PID/cmdline) into a malloc'd buffer. */
 int tg_read_file(const char *path, char **out, size_t *len, size_t max);
+/* The same for path in dirfd, opened with O_RDONLY|O_CLOEXEC|flags. */
+int tg_read_file_at(int dirfd, const char *path, int flags, char **out, size_t *len, size_t max);
 
 /* The cgroup path of a process from the text of /proc/PID/cgroup: the
  * unified (v2) hierarchy's "0::PATH" line; on a v1-only machine, which has
