@@ -563,6 +563,11 @@ static int resolve_policy_env(struct tg_opts *o, FILE *err)
 		o->default_policy_dir = v;
 	if ((v = getenv("TXGUARD_PROXY_RESOLVE")) && *v)
 		o->proxy_resolve = v;
+	if ((v = getenv("TXGUARD_POLICY_CACHE")) && *v) {
+		if (strcmp(v, "0") && strcmp(v, "1"))
+			return bad(err, "TXGUARD_POLICY_CACHE: '%s' is not 0 or 1", v);
+		o->no_policy_cache = *v == '0';
+	}
 	if ((v = getenv("TXGUARD_PROXY_TIMEOUT")) && *v) {
 		uint64_t ms = 0;
 		if (tg_parse_duration_ms(v, &ms) < 0 || ms == 0 || ms > 3600000)

@@ -88,6 +88,7 @@ struct tg_opts {
 	uint64_t approver_timeout_ms;
 	const char *proxy_resolve;       /* $TXGUARD_PROXY_RESOLVE: name:address[,...] for the proxy */
 	unsigned proxy_timeout_ms;       /* $TXGUARD_PROXY_TIMEOUT; 0 = the proxy's own */
+	bool no_policy_cache;            /* $TXGUARD_POLICY_CACHE=0 */
 
 	/* history and subcommand positionals */
 	const char *id;

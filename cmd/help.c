@@ -92,6 +92,8 @@ static const char main_help[] =
 	"  TXGUARD_STATE_DIR          the state dir itself (absolute); --state-dir\n"
 	"                             beats it\n"
 	"  TXGUARD_JOURNAL_SYNC       auto, full or batch; --journal-sync beats it\n"
+	"  TXGUARD_POLICY_CACHE       1 (default) or 0: keep parsed policy files\n"
+	"                             in the state home\n"
 	"  TXGUARD_HISTORY_MAX_RUNS   committed runs kept (default 50)\n"
 	"  TXGUARD_HISTORY_MAX_BYTES  history size kept (default 1G)\n"
 	"  TXGUARD_PROXY_RESOLVE      name:address[,...] for the egress proxy\n"

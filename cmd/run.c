@@ -47,6 +47,7 @@ struct run {
 	bool chdir_workspace;            /* -w given and cwd outside it: run CMD there */
 	char error[512];                 /* why setup failed, for the report */
 	char *ws_policy;                 /* <workspace>/.txguard.yaml */
+	char *policy_cache;              /* parsed policy trees (tg_policy_cache), or NULL */
 	char *last_denial;               /* the last denial line printed, and by whom */
 	pid_t last_denial_pid;
 	bool color;
@@ -485,13 +486,27 @@ static int open_output(const char *path, int fd, const char *what, int *out)
 	return 0;
 }
 
+/* The policy cache lives in the state home, next to the workspaces' state
+ * dirs, and is denied to the command like them. TXGUARD_POLICY_CACHE=0
+ * turns it off (every file is parsed, as `policy check` always does). */
+static char *policy_cache_dir(const struct tg_opts *o, size_t *trusted)
+{
+	_cleanup_free_ char *home = NULL;
+	if (o->no_policy_cache || tg_journal_state_home(&home, trusted) < 0)
+		return NULL;
+	return tg_path_join(home, "policy-cache");
+}
+
 static int load_policy(struct run *r)
 {
 	_cleanup_strv_ char **paths = NULL;
 	if (tg_policy_paths(r->o, &paths) < 0)
 		return -ENOMEM;
+	struct tg_policy_cache cache = { 0 };
+	cache.dir = r->policy_cache = policy_cache_dir(r->o, &cache.trusted);
 	struct tg_policy_diags diags = { 0 };
-	int rc = tg_policy_load(&r->policy, (const char *const *)paths, tg_strv_len(paths), &diags);
+	int rc = tg_policy_load_cached(&r->policy, (const char *const *)paths, tg_strv_len(paths), &diags,
+	                               &cache);
 	if (rc == 0)
 		r->report.policy_files = tg_policy_files(r->policy, &r->report.npolicy_files);
 	if (rc < 0) {
@@ -749,6 +764,7 @@ static int setup(struct run *r, int *report_fd, int *log_fd)
 		.workspace = r->workspace,
 		.home = r->home,
 		.state_dir = tg_txn_state_dir(r->txn),
+		.cache_dir = r->policy_cache,
 	};
 	tg_policy_set_ctx(r->policy, &ctx);
 	_cleanup_strv_ char **create = NULL;
@@ -930,6 +946,7 @@ out:
 	free(r.home);
 	free(r.last_denial);
 	free(r.ws_policy);
+	free(r.policy_cache);
 	unblock_signals();
 	return rc;
 }

@@ -98,6 +98,10 @@ extern int tg_journal_debug;
  * workspace on the same filesystem (the stash hard-links into it), else
  * <workspace>/.txguard/state; docs/journal.md gives the rule. */
 int tg_journal_default_state_dir(const char *workspace, char **out);
+/* txguard's state home: $XDG_STATE_HOME/txguard or ~/.local/state/txguard;
+ * *base_len (if given): the length of the variable's part. -ENOENT when
+ * neither variable holds an absolute path. */
+int tg_journal_state_home(char **out, size_t *base_len);
 
 /* ---- one transaction's journal (used by txn.c) ---- */
 

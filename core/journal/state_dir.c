@@ -44,15 +44,26 @@ static char *state_name(const char *workspace)
 	return tg_asprintf("%s-%016llx", clean, (unsigned long long)tg_hash_str(workspace));
 }
 
+int tg_journal_state_home(char **out, size_t *base_len)
+{
+	const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+	const char *base = xdg && xdg[0] == '/' ? xdg : home && home[0] == '/' ? home : NULL;
+	if (!base)
+		return -ENOENT;
+	*out = tg_asprintf("%s%s", base, base == xdg ? "/txguard" : "/.local/state/txguard");
+	if (base_len)
+		*base_len = strlen(base);
+	return *out ? 0 : -ENOMEM;
+}
+
 int tg_journal_default_state_dir(const char *workspace, char **out)
 {
 	_cleanup_free_ char *name = state_name(workspace);
 	if (!name)
 		return -ENOMEM;
-	const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
-	_cleanup_free_ char *base = xdg && xdg[0] == '/' ? tg_asprintf("%s/txguard", xdg)
-	                          : home && home[0] == '/' ? tg_asprintf("%s/.local/state/txguard", home)
-	                          : NULL;
+	_cleanup_free_ char *base = NULL;
+	if (tg_journal_state_home(&base, NULL) == -ENOMEM)
+		return -ENOMEM;
 	struct stat ws;
 	if (stat(workspace, &ws) < 0)
 		return -errno;

@@ -19,24 +19,12 @@
 #include "argv.h"
 #include "glob.h"
 #include "policy_int.h"
+#include "ytree.h"
 #include "base/util.h"
 
-#define Y_MAX_DEPTH 32
 #define Y_MAX_SCALAR (64 * 1024)
-#define Y_MAX_NODES 200000
 #define Y_MAX_FILE (4 * 1024 * 1024)
 #define MAX_PROCS_LIMIT (1ul << 22)
-
-enum ytype { Y_SCALAR, Y_SEQ, Y_MAP };
-
-struct ynode {
-	enum ytype type;
-	unsigned line, col;
-	char *s;               /* scalar text */
-	bool plain;            /* unquoted scalar */
-	struct ynode **kid;    /* seq items; map: key, value, key, value... */
-	size_t nkid, cap;
-};
 
 struct ld {
 	struct tg_policy *p;
@@ -46,17 +34,6 @@ struct ld {
 	size_t nnodes;
 	size_t nerr;
 };
-
-static void ynode_free(struct ynode *n)
-{
-	if (!n)
-		return;
-	for (size_t i = 0; i < n->nkid; i++)
-		ynode_free(n->kid[i]);
-	free(n->kid);
-	free(n->s);
-	free(n);
-}
 
 TG_PRINTF(5, 6)
 static void diag_add(struct tg_policy_diags *d, const char *file, unsigned line, unsigned col,
@@ -1061,25 +1038,42 @@ static void top_pair(struct ld *ld, const struct ynode *k, const struct ynode *v
 	}
 }
 
+/* The tree of one file's text: from the cache when it holds this very text,
+ * else parsed (and stored once the schema walk found nothing wrong). */
 static void load_buffer(struct tg_policy *p, const char *name, const char *buf, size_t len,
-                        struct tg_policy_diags *diags, size_t *nerr)
+                        struct tg_policy_diags *diags, size_t *nerr, struct tg_policy_cache *cache)
 {
 	struct ld ld = { .p = p, .diags = diags, .file = name };
+	struct ytree tree = { 0 };
+	uint64_t hash = 0;
 	tg_strlist_push(&p->files, name);
 	if (memchr(buf, '\0', len)) {
 		ERR(&ld, (struct ynode *)NULL, "NUL byte in a policy file");
-	} else {
-		struct ynode *root = yaml_to_tree(&ld, buf, len);
-		if (root && !(root->type == Y_SCALAR && root->plain && root->s[0] == '\0'))
-			for_pairs(&ld, root, "the policy file", top_pair, NULL);
-		ynode_free(root);
+		goto out;
 	}
+	if (cache && cache->dir) {
+		hash = ytree_hash(buf, len);
+		if (ytree_load(cache->dir, cache->trusted, hash, len, &tree) > 0)
+			cache->hits++;
+		else
+			cache->misses++;
+	}
+	bool parsed = !tree.root;
+	if (parsed)
+		tree.root = yaml_to_tree(&ld, buf, len);
+	struct ynode *root = tree.root;
+	if (root && !(root->type == Y_SCALAR && root->plain && root->s[0] == '\0'))
+		for_pairs(&ld, root, "the policy file", top_pair, NULL);
+	if (parsed && root && ld.nerr == 0 && cache && cache->dir && ytree_store(cache->dir, cache->trusted, hash, len, root) == 0)
+		cache->stored++;
+out:
+	ytree_clear(&tree);
 	tg_strlist_clear(&ld.ids);
 	*nerr += ld.nerr;
 }
 
 static void load_file(struct tg_policy *p, const char *path, struct tg_policy_diags *diags,
-                      size_t *nerr)
+                      size_t *nerr, struct tg_policy_cache *cache)
 {
 	_cleanup_free_ char *buf = NULL;
 	size_t len = 0;
@@ -1090,7 +1084,7 @@ static void load_file(struct tg_policy *p, const char *path, struct tg_policy_di
 		         r == -EFBIG ? "larger than 4 MiB" : strerror(-r));
 		return;
 	}
-	load_buffer(p, path, buf, len, diags, nerr);
+	load_buffer(p, path, buf, len, diags, nerr, cache);
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -1106,7 +1100,7 @@ static bool has_yaml_suffix(const char *n)
 }
 
 static void load_dir(struct tg_policy *p, const char *dir, struct tg_policy_diags *diags,
-                     size_t *nerr)
+                     size_t *nerr, struct tg_policy_cache *cache)
 {
 	DIR *d = opendir(dir);
 	struct tg_strlist names = { 0 };
@@ -1124,13 +1118,19 @@ static void load_dir(struct tg_policy *p, const char *dir, struct tg_policy_diag
 	for (size_t i = 0; i < names.n; i++) {
 		_cleanup_free_ char *path = tg_asprintf("%s/%s", dir, names.v[i]);
 		if (path)
-			load_file(p, path, diags, nerr);
+			load_file(p, path, diags, nerr, cache);
 	}
 	tg_strlist_clear(&names);
 }
 
 int tg_policy_load(struct tg_policy **out, const char *const *paths, size_t npaths,
                    struct tg_policy_diags *diags)
+{
+	return tg_policy_load_cached(out, paths, npaths, diags, NULL);
+}
+
+int tg_policy_load_cached(struct tg_policy **out, const char *const *paths, size_t npaths,
+                          struct tg_policy_diags *diags, struct tg_policy_cache *cache)
 {
 	struct tg_policy *p = calloc(1, sizeof(*p));
 	size_t nerr = 0;
@@ -1139,9 +1139,9 @@ int tg_policy_load(struct tg_policy **out, const char *const *paths, size_t npat
 	for (size_t i = 0; i < npaths; i++) {
 		struct stat st;
 		if (stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode))
-			load_dir(p, paths[i], diags, &nerr);
+			load_dir(p, paths[i], diags, &nerr, cache);
 		else
-			load_file(p, paths[i], diags, &nerr);
+			load_file(p, paths[i], diags, &nerr, cache);
 	}
 	if (nerr == 0 && tg_policy_finish(p) < 0)
 		nerr++;
@@ -1160,7 +1160,7 @@ int tg_policy_load_string(struct tg_policy **out, const char *name, const char *
 	size_t nerr = 0;
 	if (!p)
 		return -ENOMEM;
-	load_buffer(p, name, yaml, len, diags, &nerr);
+	load_buffer(p, name, yaml, len, diags, &nerr, NULL);
 	if (nerr == 0 && tg_policy_finish(p) < 0)
 		nerr++;
 	if (nerr) {

@@ -602,11 +602,15 @@ static bool kind_writes(enum tg_op_kind k)
 static void builtin_verdict(const struct tg_match_env *env, const struct tg_op *op,
                             struct tg_verdict *out)
 {
-	const char *sd = env->state_dir;
-	if (sd && ((op->path && under(op->path, sd)) || (op->path2 && under(op->path2, sd)))) {
-		set_builtin(out, TG_ACT_DENY, EACCES, "state-dir",
-		            "txguard's own journal and history are off limits to the command");
-		return;
+	const char *own[] = { env->state_dir, env->cache_dir };
+	for (size_t i = 0; i < TG_ARRAY_SIZE(own); i++) {
+		const char *sd = own[i];
+		if (sd && ((op->path && under(op->path, sd)) || (op->path2 && under(op->path2, sd)))) {
+			set_builtin(out, TG_ACT_DENY, EACCES, "state-dir",
+			            i == 0 ? "txguard's own journal and history are off limits to the command"
+			                   : "txguard's policy cache is off limits to the command");
+			return;
+		}
 	}
 	/* A write-only open reads nothing: it is judged as the write it is
 	 * (tar creating /tmp/x/.env is not reading a secret). */
@@ -1045,6 +1049,7 @@ void tg_policy_decide(const struct tg_policy *p, const struct tg_op *op, struct 
 		.workspace = p ? p->workspace : NULL,
 		.home = p ? p->home : NULL,
 		.state_dir = p ? p->state_dir : NULL,
+		.cache_dir = p ? p->cache_dir : NULL,
 	};
 	env.cwd = env.workspace;
 	/* Relative arguments ("rm -rf ../..") are relative to the process's

@@ -93,6 +93,7 @@ void tg_policy_free(struct tg_policy *p)
 	free(p->workspace);
 	free(p->home);
 	free(p->state_dir);
+	free(p->cache_dir);
 	free(p->denied_syscalls);
 	free(p->deny_errno);
 	tg_policy_hosts_free(p);
@@ -263,9 +264,11 @@ void tg_policy_set_ctx(struct tg_policy *p, const struct tg_policy_ctx *ctx)
 	free(p->workspace);
 	free(p->home);
 	free(p->state_dir);
+	free(p->cache_dir);
 	p->workspace = norm_dup(ctx->workspace);
 	p->home = norm_dup(ctx->home);
 	p->state_dir = norm_dup(ctx->state_dir);
+	p->cache_dir = norm_dup(ctx->cache_dir);
 	struct tg_strlist w = { 0 };
 	for (size_t i = 0; tg_policy_builtin_writable[i]; i++)
 		tg_strlist_push(&w, tg_policy_builtin_writable[i]);
@@ -567,6 +570,7 @@ static void explain_env(const struct tg_policy *p, struct tg_match_env *env, cha
 	env->workspace = p && p->workspace ? p->workspace : cwd;
 	env->home = p && p->home ? p->home : getenv("HOME");
 	env->state_dir = p ? p->state_dir : NULL;
+	env->cache_dir = p ? p->cache_dir : NULL;
 	/* The command would run in the workspace: explaining it from elsewhere
 	 * must not make "rm -rf build" look like it targets the caller's cwd. */
 	size_t wl = strlen(env->workspace);

@@ -40,6 +40,7 @@ struct tg_policy_ctx {
 	const char *workspace;   /* absolute, normalised */
 	const char *home;        /* absolute, normalised; may be NULL */
 	const char *state_dir;   /* txguard's own journal dir: always denied to the tracee */
+	const char *cache_dir;   /* the policy cache (tg_policy_cache): denied alike */
 };
 
 /* One load error / warning. */
@@ -63,6 +64,21 @@ void tg_policy_diags_print(const struct tg_policy_diags *d, FILE *out);
  * problem, not just the first), or another -errno. */
 int tg_policy_load(struct tg_policy **out, const char *const *paths, size_t npaths,
                    struct tg_policy_diags *diags);
+/* The parsed trees of policy texts, kept in dir by content (policy/ytree.h):
+ * a file whose text is there is not parsed again. dir must be one the
+ * command cannot write (txguard's state home). The counts are filled. */
+struct tg_policy_cache {
+	const char *dir;
+	/* The length of dir's leading part that may hold symlinks (the
+	 * user's HOME or XDG_STATE_HOME); below it none is followed, made
+	 * 0700 where missing. 0: none anywhere. */
+	size_t trusted;
+	unsigned hits, misses, stored;
+};
+/* tg_policy_load with a cache (NULL: none). A cache that cannot be read
+ * or written only costs the parse: it never fails a load. */
+int tg_policy_load_cached(struct tg_policy **out, const char *const *paths, size_t npaths,
+                          struct tg_policy_diags *diags, struct tg_policy_cache *cache);
 /* Same, from a YAML document in memory (tests, fuzzing); `name` is used in
  * diagnostics. */
 int tg_policy_load_string(struct tg_policy **out, const char *name, const char *yaml,

@@ -143,7 +143,7 @@ struct tg_policy {
 	size_t nhost_ex;
 
 	/* From tg_policy_set_ctx. */
-	char *workspace, *home, *state_dir;
+	char *workspace, *home, *state_dir, *cache_dir;
 	struct tg_strlist writable_exp;
 	struct tg_strlist deny_read_exp;
 
@@ -161,6 +161,7 @@ struct tg_match_env {
 	const char *home;
 	const char *cwd;
 	const char *state_dir;
+	const char *cache_dir;
 	/* The argv judge_one counted once for every rule: argc of an exec of
 	 * 100,000 arguments is not counted again by each of 100 rules. */
 	char *const *argv;

@@ -7,7 +7,7 @@ tg_tmpdir
 ws="$TG_TMP/ws"
 mkdir -p "$ws"
 unset TXGUARD_STATE_DIR TXGUARD_JOURNAL_SYNC TXGUARD_HISTORY_MAX_RUNS TXGUARD_HISTORY_MAX_BYTES \
-	TXGUARD_POLICY TXGUARD_PROXY_RESOLVE TXGUARD_PROXY_TIMEOUT TG_JOURNAL_DEBUG
+	TXGUARD_POLICY TXGUARD_PROXY_RESOLVE TXGUARD_PROXY_TIMEOUT TG_JOURNAL_DEBUG TXGUARD_POLICY_CACHE
 tg() { "$TXGUARD" -q --no-default-policy -p "$TXGUARD_POLICY_DIR" -w "$ws" "$@"; }
 
 # refused VAR VALUE: exit 2, one line naming VAR, and the command never ran.
@@ -25,6 +25,7 @@ refused TXGUARD_HISTORY_MAX_RUNS lots
 refused TXGUARD_HISTORY_MAX_BYTES -1
 refused TXGUARD_PROXY_TIMEOUT soon
 refused TG_JOURNAL_DEBUG 7
+refused TXGUARD_POLICY_CACHE off
 # A relative state dir would depend on where txguard was started.
 rc=0
 (cd "$TG_TMP" && TXGUARD_STATE_DIR=rel-state tg -- touch "$ws/ran") 2>"$TG_TMP/err" || rc=$?

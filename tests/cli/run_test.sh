@@ -113,6 +113,33 @@ for cmd in 'echo "rules: []" > .txguard.yaml' 'rm .txguard.yaml' 'mv .txguard.ya
 done
 rm "$ws/.txguard.yaml"
 
+# --- the policy cache: used, and out of the command's reach ---
+xdg="$TG_TMP/xdg"
+cache="$xdg/txguard/policy-cache"
+mkdir -p "$xdg"
+XDG_STATE_HOME="$xdg" tg -- true
+n=$(find "$cache" -name '*.tree' | wc -l)
+[ "$n" -ge 5 ] || fail "the policy cache holds $n entries after a run (want one per policy file)"
+# A second run must read the same entries, not add to them.
+XDG_STATE_HOME="$xdg" tg -- true
+assert_eq "cache entries after a second run" "$n" "$(find "$cache" -name '*.tree' | wc -l)"
+victim=$(find "$cache" -name '*.tree' | head -1)
+sum=$(cksum <"$victim")
+for cmd in "echo x > '$cache/planted.tree'" "echo x >> '$victim'" "rm -f '$victim'" "mv '$victim' '$cache/x'"; do
+	rc=0
+	XDG_STATE_HOME="$xdg" "$TXGUARD" -w "$ws" --report "$TG_TMP/cache.json" -- sh -c "$cmd" 2>"$TG_TMP/err" || rc=$?
+	[ "$rc" -ne 0 ] || fail "'$cmd' in the policy cache succeeded"
+	grep -q "state-dir" "$TG_TMP/err" || fail "'$cmd': no state-dir refusal: $(cat "$TG_TMP/err")"
+	grep -q '"rule": *"state-dir"' "$TG_TMP/cache.json" || fail "'$cmd': no state-dir decision in the report"
+done
+[ ! -e "$cache/planted.tree" ] || fail "the command planted a file in the policy cache"
+assert_eq "the cached entry is untouched" "$sum" "$(cksum <"$victim")"
+# Off: nothing is cached.
+rm -rf "$xdg"
+mkdir -p "$xdg"
+TXGUARD_POLICY_CACHE=0 XDG_STATE_HOME="$xdg" tg -- true
+[ ! -e "$cache" ] || fail "TXGUARD_POLICY_CACHE=0 still wrote the cache"
+
 # --- a broken policy: nothing runs ---
 printf 'rules:\n  - id: x\n    action: explode\n' >"$TG_TMP/bad.yaml"
 rc=0
