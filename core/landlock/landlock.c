@@ -13,6 +13,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "base/path.h"
@@ -246,6 +247,17 @@ static int canonical(pid_t self, const char *p, char **out)
 	return tg_path_resolve(self, AT_FDCWD, p, true, false, out);
 }
 
+/* Nor does a secret that we cannot read (a file) or enter and list (a
+ * directory): the tree runs with our credentials under no_new_privs, so it
+ * cannot either. Unprivileged, that spares /etc/shadow & co. the ~140
+ * rules it takes to keep one file of /etc from being read. */
+static bool unreadable(const char *path, mode_t mode)
+{
+	if (faccessat(AT_FDCWD, path, R_OK, AT_EACCESS) == 0 || errno != EACCES)
+		return false;
+	return !S_ISDIR(mode) || (faccessat(AT_FDCWD, path, X_OK, AT_EACCESS) < 0 && errno == EACCES);
+}
+
 static int push_canonical(pid_t self, char ***v, const char *p, bool existing)
 {
 	/* Most secrets a policy names do not exist on a given machine: one
@@ -258,8 +270,11 @@ static int push_canonical(pid_t self, char ***v, const char *p, bool existing)
 	int r = canonical(self, p, &c);
 	if (r < 0)
 		return r;
-	if (existing && lstat(c, &st) < 0 && errno == ENOENT)
-		return 0;
+	if (existing) {
+		int e = lstat(c, &st) < 0 ? errno : 0;
+		if (e == ENOENT || unreadable(c, e ? 0 : st.st_mode))
+			return 0;
+	}
 	/* The policy's writable places repeat the devices above. */
 	for (size_t i = 0; *v && (*v)[i]; i++)
 		if (!strcmp((*v)[i], c))
