@@ -48,6 +48,7 @@ struct run {
 	char error[512];                 /* why setup failed, for the report */
 	char *ws_policy;                 /* <workspace>/.txguard.yaml */
 	char *policy_cache;              /* parsed policy trees (tg_policy_cache), or NULL */
+	pid_t main_pid;                  /* the command's main process, once it ran; -1 once gone */
 	char *last_denial;               /* the last denial line printed, and by whom */
 	pid_t last_denial_pid;
 	bool color;
@@ -132,7 +133,10 @@ static int child_setup(void *ud)
 	 * child's setup failure, as if it had built it itself. */
 	if (r->landlock_err)
 		return r->landlock_err;
-	return r->landlock_fd >= 0 ? tg_landlock_enforce(r->landlock_fd) : 0;
+	if (r->landlock_fd < 0)
+		return 0;
+	int rc = tg_landlock_grant_own_proc(r->landlock_fd);
+	return rc < 0 ? rc : tg_landlock_enforce(r->landlock_fd);
 }
 
 /* Landlock: the race-free second line. Writes only beneath the workspace and
@@ -291,10 +295,42 @@ static bool builtin_before(const struct run *r, const struct tg_op *op, struct t
 	return true;
 }
 
+/* The files of its own /proc/PID a process may set: a JVM writes its
+ * coredump_filter at start, runtimes name their threads through comm. */
+static bool own_proc_file(const char *rest)
+{
+	if (!strcmp(rest, "coredump_filter") || !strcmp(rest, "comm"))
+		return true;
+	if (strncmp(rest, "task/", 5))
+		return false;
+	rest += 5;
+	size_t digits = strspn(rest, "0123456789");
+	return digits > 0 && !strcmp(rest + digits, "/comm");
+}
+
+/* The command's main process writing one of those files of its own: the
+ * Landlock ruleset lets that process alone (tg_landlock_grant_own_proc),
+ * so the tracer allows it to that process alone, and every other process
+ * still meets the read-only default, with a decision. */
+static bool own_proc_write(const struct run *r, const struct tg_op *op)
+{
+	char pre[32];
+	if (r->main_pid <= 0 || op->kind != TG_OP_OPEN || !op->writes || !op->path)
+		return false;
+	int n = snprintf(pre, sizeof(pre), "/proc/%d/", (int)r->main_pid);
+	if (strncmp(op->path, pre, (size_t)n) || !own_proc_file(op->path + n))
+		return false;
+	return tg_proc_tgid(op->pid) == r->main_pid;
+}
+
 static void decide(struct run *r, const struct tg_op *op, struct tg_verdict *v)
 {
 	if (builtin_before(r, op, v))
 		return;
+	if (own_proc_write(r, op)) {
+		*v = (struct tg_verdict){ .action = TG_ACT_ALLOW };
+		return;
+	}
 	tg_policy_decide(r->policy, op, v);
 	/* `ask`: the tracee waits while the approver decides. */
 	if (v->action == TG_ACT_ASK)
@@ -428,6 +464,9 @@ static void on_spawn(void *ud, pid_t parent, pid_t child, bool thread)
 static void on_exec(void *ud, pid_t pid, const char *exe, char *const *argv)
 {
 	struct run *r = ud;
+	/* The first exec is the main child's: nothing else runs before it. */
+	if (r->main_pid == 0)
+		r->main_pid = pid;
 	tg_log_exec(r->log, pid, exe, argv);
 	tg_learn_exec(r->learn, exe);
 }
@@ -435,6 +474,10 @@ static void on_exec(void *ud, pid_t pid, const char *exe, char *const *argv)
 static void on_exit_hook(void *ud, pid_t pid, int status)
 {
 	struct run *r = ud;
+	/* Its /proc/PID is gone with it: a process given the pid later
+	 * does not have the Landlock rule. */
+	if (pid == r->main_pid)
+		r->main_pid = -1;
 	tg_log_exit(r->log, pid, status);
 }
 

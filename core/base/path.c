@@ -522,16 +522,8 @@ static pid_t walk_tgid(struct walk *w)
 {
 	if (w->tgid > 0)
 		return w->tgid;
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)w->pid);
-	_cleanup_free_ char *st = NULL;
-	size_t len = 0;
-	w->tgid = w->pid;
-	if (tg_read_file(path, &st, &len, 1 << 16) < 0)
-		return w->tgid;
-	const char *t = strstr(st, "\nTgid:");
-	if (t)
-		w->tgid = (pid_t)strtol(t + 6, NULL, 10);
+	pid_t g = tg_proc_tgid(w->pid);
+	w->tgid = g > 0 ? g : w->pid;
 	return w->tgid;
 }
 

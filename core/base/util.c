@@ -414,3 +414,16 @@ uint64_t tg_hash_str(const char *s)
 		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
 	return h;
 }
+
+pid_t tg_proc_tgid(pid_t tid)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	_cleanup_free_ char *st = NULL;
+	size_t len = 0;
+	int r = tg_read_file(path, &st, &len, 1 << 16);
+	if (r < 0)
+		return r;
+	const char *t = strstr(st, "\nTgid:");
+	return t ? (pid_t)strtol(t + 6, NULL, 10) : -EINVAL;
+}

@@ -107,6 +107,8 @@ int tg_read_file_at(int dirfd, const char *path, int flags, char **out, size_t *
 int tg_cgroup_from_text(const char *text, char *out, size_t size);
 /* The same, read from /proc/PID/cgroup. */
 int tg_read_proc_cgroup(pid_t pid, char *out, size_t size);
+/* The thread group (process) of thread tid, from /proc/TID/status; -errno. */
+pid_t tg_proc_tgid(pid_t tid);
 
 /* The program name, real uid and cgroup of pid (op.h): what the process
  * rules match an outside target by. Unreadable fields stay empty (uid -1). */

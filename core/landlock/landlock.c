@@ -361,6 +361,23 @@ int tg_landlock_build_viewed(const struct tg_landlock_spec *spec, size_t *nrules
 	return ll.fd;
 }
 
+int tg_landlock_grant_own_proc(int ruleset_fd)
+{
+	/* /proc/self names the caller's own /proc/PID: the rule is on that
+	 * inode, so it lasts across exec (the pid stays) and no other process
+	 * gets it. */
+	_cleanup_close_ int fd = open("/proc/self", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	struct ll_path_beneath_attr attr = {
+		.allowed_access = (LL_WRITE_FILE | LL_TRUNCATE) & handled_for_abi(tg_landlock_probe()),
+		.parent_fd = fd,
+	};
+	if (syscall(SYS_landlock_add_rule, ruleset_fd, LL_RULE_PATH_BENEATH, &attr, 0) < 0)
+		return -errno;
+	return 0;
+}
+
 int tg_landlock_enforce(int ruleset_fd)
 {
 	/* Required by landlock_restrict_self() without CAP_SYS_ADMIN, and by

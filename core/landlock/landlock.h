@@ -63,6 +63,13 @@ struct tg_landlock_view;
 int tg_landlock_build_viewed(const struct tg_landlock_spec *spec, size_t *nrules,
                              struct tg_landlock_view **view);
 
+/* Let the caller write its own /proc/PID files (coredump_filter, comm) once
+ * the ruleset is enforced: the tracer allows those to the command's main
+ * process alone (a JVM sets its coredump_filter at start), and a rule on a
+ * /proc/PID that does not exist yet cannot be made in advance. Called by
+ * the child between fork and exec, before tg_landlock_enforce. 0 or -errno. */
+int tg_landlock_grant_own_proc(int ruleset_fd);
+
 /* Enforce a ruleset tg_landlock_build made (in this process or before a
  * fork): sets no_new_privs and restricts the calling thread and its future
  * children. Async-signal-safe: two syscalls. 0 or -errno. */

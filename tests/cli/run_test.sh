@@ -140,6 +140,29 @@ mkdir -p "$xdg"
 TXGUARD_POLICY_CACHE=0 XDG_STATE_HOME="$xdg" tg -- true
 [ ! -e "$cache" ] || fail "TXGUARD_POLICY_CACHE=0 still wrote the cache"
 
+# --- the main process sets its own /proc/PID coredump_filter and comm (a JVM
+# does at start): no refusal; any other process still meets the default ---
+rc=0
+"$TXGUARD" -w "$ws" --report "$TG_TMP/proc.json" -- sh -c \
+	'echo 0x33 > /proc/self/coredump_filter && printf tg-main > /proc/self/comm && cat /proc/self/coredump_filter' \
+	>"$TG_TMP/out" 2>"$TG_TMP/err" || rc=$?
+assert_eq "own coredump_filter: exit" 0 "$rc"
+assert_eq "own coredump_filter: set" 00000033 "$(cat "$TG_TMP/out")"
+grep -q '"decisions": *\[\]' "$TG_TMP/proc.json" || fail "own /proc writes made decisions: $(cat "$TG_TMP/err")"
+for cmd in '(echo 0x33 > /proc/self/coredump_filter)' 'echo 0x33 > /proc/$PPID/coredump_filter' \
+	'echo 0 > /proc/self/oom_score_adj'; do
+	rc=0
+	"$TXGUARD" -w "$ws" -- sh -c "$cmd" 2>"$TG_TMP/err" || rc=$?
+	[ "$rc" -ne 0 ] || fail "'$cmd' succeeded"
+	grep -q "read-only-outside-workspace" "$TG_TMP/err" || fail "'$cmd': no decision: $(cat "$TG_TMP/err")"
+done
+if command -v mvn >/dev/null; then
+	rc=0
+	(cd "$ws" && "$TXGUARD" --report "$TG_TMP/mvn.json" -- mvn -v) >/dev/null 2>"$TG_TMP/err" || rc=$?
+	assert_eq "mvn -v: exit" 0 "$rc"
+	grep -q '"decisions": *\[\]' "$TG_TMP/mvn.json" || fail "mvn -v made decisions: $(cat "$TG_TMP/err")"
+fi
+
 # --- a broken policy: nothing runs ---
 printf 'rules:\n  - id: x\n    action: explode\n' >"$TG_TMP/bad.yaml"
 rc=0
