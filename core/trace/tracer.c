@@ -826,10 +826,6 @@ static void on_syscall_exit(struct tracer *t, pid_t pid, int status)
 	if (ptrace(PTRACE_GET_SYSCALL_INFO, pid, (void *)sizeof(info), &info) > 0 &&
 	    info.op == PTRACE_SYSCALL_INFO_EXIT && t->hooks && t->hooks->on_result)
 		t->hooks->on_result(t->hooks->ud, pid, (long)info.exit.rval);
-	/* The return of a trapped call: the next one tends to follow as soon
-	 * (a file written, the next created), so spin for it as after the
-	 * call's own stop, or every creation pays a wakeup of the tracer. */
-	t->spin_hint = true;
 	resume(pid, 0);
 }
 
