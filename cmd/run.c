@@ -10,6 +10,7 @@
  */
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <string.h>
@@ -56,6 +57,9 @@ struct run {
 	int landlock_err;                /* why it could not be built (-errno), said by the child */
 	struct tg_approver *approver;    /* answers `action: ask` (none: deny) */
 	struct tg_learn *learn;          /* `txguard learn`: what the draft must allow */
+	struct tg_fanguard *fan;         /* secrets under fanotify marks (root), or NULL */
+	/* record_decision's: the fanotify guard's thread records too. */
+	pthread_mutex_t decision_lock;
 };
 
 /* ---- the environment the command gets (--env-allow/--env-deny/--strip-secrets) ---- */
@@ -142,15 +146,43 @@ static int child_setup(void *ud)
 struct ll_spec {
 	struct tg_landlock_spec spec;
 	const char **w;
+	const char **d;     /* the secrets left to Landlock, when fanotify takes some */
 	const char *hidden[1];
 	char *root; /* hidden[0] when it is the state home's txguard/ */
 };
+
+/* Secrets under fanotify marks leave the Landlock ruleset: Landlock's
+ * hook runs first, and a read it refused would never reach fanotify. What
+ * cannot be marked (globs, more subdirectories than the bounds, a mark the
+ * filesystem refuses) stays Landlock's, enforced and unobserved. A secret
+ * that does not exist stays too: Landlock skips it as well, and the report
+ * does not list it as unobserved. */
+static int fanotify_take(struct run *r, const char *const *deny_read, size_t *nd, struct ll_spec *ls)
+{
+	const char **d = ls->d = calloc(*nd + 1, sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	size_t n = 0;
+	for (size_t i = 0; i < *nd; i++) {
+		int rc = strpbrk(deny_read[i], "*?[") ? -EINVAL : tg_fanguard_mark(r->fan, deny_read[i]);
+		if (rc < 0 && rc != -ENOENT)
+			d[n++] = deny_read[i];
+	}
+	*nd = n;
+	return 0;
+}
 
 static int landlock_spec(struct run *r, struct ll_spec *ls)
 {
 	size_t nw = 0, nd = 0;
 	const char *const *writable = tg_policy_writable_paths(r->policy, &nw);
 	const char *const *deny_read = tg_policy_deny_read_paths(r->policy, &nd);
+	if (r->fan) {
+		int rc = fanotify_take(r, deny_read, &nd, ls);
+		if (rc < 0)
+			return rc;
+		deny_read = ls->d;
+	}
 	const char **w = ls->w = calloc(nw + 2, sizeof(*w));
 	if (!w)
 		return -ENOMEM;
@@ -192,10 +224,16 @@ static int landlock_spec(struct run *r, struct ll_spec *ls)
  * places: the child between fork and exec then makes two syscalls for
  * Landlock. A ruleset that cannot be built is the child's setup failure,
  * as if it had built it itself. --audit-only denies nothing: no Landlock. */
+static void on_secret_open(void *ud, const struct tg_fan_refusal *f);
+
 static int prepare_landlock(struct run *r)
 {
 	if (r->o->audit_only)
 		return 0;
+	/* As root (CAP_SYS_ADMIN): secret reads seen one by one. Else, or
+	 * when the guard cannot start, Landlock enforces them all, as ever. */
+	if (tg_fanguard_probe())
+		(void)tg_fanguard_new(getpid(), on_secret_open, r, &r->fan);
 	struct ll_spec ls = { 0 };
 	struct tg_landlock_view *view = NULL;
 	int rc = landlock_spec(r, &ls);
@@ -212,6 +250,7 @@ static int prepare_landlock(struct run *r)
 		rc = 0;
 	}
 	free(ls.w);
+	free(ls.d);
 	free(ls.root);
 	return rc;
 }
@@ -254,6 +293,7 @@ static void say_denied(struct run *r, const struct tg_op *op, const struct tg_ve
 static void record_decision(struct run *r, const struct tg_op *op, const struct tg_verdict *v,
                             bool enforced)
 {
+	pthread_mutex_lock(&r->decision_lock);
 	/* mkdir of an existing directory fails with EEXIST natively too: the
 	 * tracer's EEXIST refuses nothing the kernel would have done. */
 	bool native = op->kind == TG_OP_MKDIR && v->action == TG_ACT_DENY && v->err == EEXIST;
@@ -264,6 +304,7 @@ static void record_decision(struct run *r, const struct tg_op *op, const struct 
 	bool missing = op->kind == TG_OP_EXEC && v->err == ENOENT;
 	if (!repeat && !missing)
 		tg_log_decision(r->log, op, v, enforced);
+	pthread_mutex_unlock(&r->decision_lock);
 }
 
 static bool is_ws_policy(const struct run *r, const char *path)
@@ -396,6 +437,23 @@ static void on_result(void *ud, pid_t pid, long rval)
 	const struct tg_op *op = tg_refusals_result(r->refusals, pid, rval, &v);
 	if (op)
 		record_decision(r, op, &v, true);
+}
+
+/* A tracee opened a secret under a fanotify mark and was refused (from
+ * the guard's thread: record_decision locks). */
+static void on_secret_open(void *ud, const struct tg_fan_refusal *f)
+{
+	struct run *r = ud;
+	struct tg_op op = {
+		.kind = f->exec ? TG_OP_EXEC : TG_OP_OPEN, .pid = f->pid, .name = f->syscall,
+		.path = (char *)f->path, .flags = f->flags, .uid = -1, .gid = -1,
+		.writes = !f->exec && (f->flags & (O_ACCMODE | O_CREAT | O_TRUNC)) != O_RDONLY,
+	};
+	struct tg_verdict v = {
+		.action = TG_ACT_DENY, .err = f->err, .rule_id = "deny-read", .source = "fanotify",
+		.reason = "secrets (keys, tokens, credentials) are not readable under txguard",
+	};
+	record_decision(r, &op, &v, true);
 }
 
 /* After a failed run: the rules whose refusals could not be seen. */
@@ -810,7 +868,8 @@ static void unblock_signals(void)
 
 int tg_cmd_run(struct tg_opts *o)
 {
-	struct run r = { .o = o, .color = want_color(o), .landlock_fd = -1 };
+	struct run r = { .o = o, .color = want_color(o), .landlock_fd = -1,
+	                 .decision_lock = PTHREAD_MUTEX_INITIALIZER };
 	_cleanup_close_ int report_fd = -1;
 	_cleanup_close_ int log_fd = -1;
 
@@ -886,6 +945,10 @@ int tg_cmd_run(struct tg_opts *o)
 	tg_log_set_txid(r.log, tg_txn_id(r.txn));
 	tg_log_tx_begin(r.log, tg_txn_id(r.txn), r.workspace);
 	rc = tg_tracer_run(&topts, &hooks, &res);
+	/* The tree is gone: no more opens of ours to refuse, and the report
+	 * is the main thread's alone from here on. */
+	tg_fanguard_free(r.fan);
+	r.fan = NULL;
 	tg_run_proxy_finish(&r.proxy, &r.report);
 	tg_filter_prog_free(&prog);
 	if (rc < 0) {
@@ -917,6 +980,7 @@ int tg_cmd_run(struct tg_opts *o)
 	}
 out:
 	tg_run_proxy_clear(&r.proxy);
+	tg_fanguard_free(r.fan);
 	tg_txn_free(r.txn);
 	tg_policy_free(r.policy);
 	tg_refusals_free(r.refusals);
@@ -930,6 +994,7 @@ out:
 	free(r.home);
 	free(r.last_denial);
 	free(r.ws_policy);
+	pthread_mutex_destroy(&r.decision_lock);
 	unblock_signals();
 	return rc;
 }
