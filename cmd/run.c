@@ -425,6 +425,21 @@ static void on_fixed(void *ud, const struct tg_op *op, int err)
 	record_decision(r, op, &v, true);
 }
 
+/* A tracee that entered another mount namespace (setns) has a root
+ * txguard cannot name: its path calls fail with EACCES, one decision each. */
+static void on_unnamed_root(void *ud, const struct tg_op *op, int err)
+{
+	struct run *r = ud;
+	struct tg_verdict v = {
+		.action = TG_ACT_DENY, .err = err, .rule_id = "txguard.unnamed-root", .source = "builtin",
+		.reason = "the process entered another mount namespace (setns), whose root txguard cannot "
+		          "name: its paths cannot be judged or journaled, so its path calls are refused (the "
+		          "path shown is the process's own)",
+	};
+	tg_learn_note(r->learn, op, &v);
+	record_decision(r, op, &v, true);
+}
+
 /* A watched call returned: the journal learns what a creation made, and a
  * Landlock refusal becomes a decision. A record that cannot be written
  * here is written later, by name (tg_txn_after). */
@@ -921,7 +936,7 @@ int tg_cmd_run(struct tg_opts *o)
 	struct tg_tracer_hooks hooks = {
 		.ud = &r, .on_op = on_op, .on_spawn = on_spawn, .on_exec = on_exec,
 		.on_exit = on_exit_hook, .on_kill = on_kill, .on_result = on_result,
-		.on_fixed = on_fixed,
+		.on_fixed = on_fixed, .on_unnamed_root = on_unnamed_root,
 	};
 	/* Compiled once, here: a bad config is reported before anything
 	 * forks, and the tracer loads this very program. */
