@@ -61,9 +61,14 @@ struct tg_fanguard {
 	void *ud;
 };
 
+/* FAN_UNLIMITED_QUEUE: the kernel allows a permission event it cannot
+ * queue (an overflow), so the queue must never be full. (The tree alone
+ * could not fill the default 16384: each waiting open is one thread, and
+ * --max-procs bounds them.) */
 static int group_init(void)
 {
-	int fd = fanotify_init(FAN_CLASS_CONTENT | FAN_CLOEXEC | FAN_NONBLOCK | FAN_REPORT_TID,
+	int fd = fanotify_init(FAN_CLASS_CONTENT | FAN_CLOEXEC | FAN_NONBLOCK | FAN_REPORT_TID |
+	                       FAN_UNLIMITED_QUEUE,
 	                       O_RDONLY | O_LARGEFILE | O_CLOEXEC);
 	return fd < 0 ? -errno : fd;
 }
