@@ -53,7 +53,8 @@ struct tg_fanguard {
 	int stop;                 /* eventfd: the thread ends */
 	pid_t tracer;             /* the tracer thread: tracees name it as TracerPid */
 	pid_t self;
-	int deny_errno;           /* EACCES if the kernel takes FAN_DENY_ERRNO(EACCES), else EPERM */
+	int deny_errno;           /* EACCES while the kernel takes FAN_DENY_ERRNO(EACCES), else EPERM */
+	bool errno_probed;        /* the first denial told which */
 	size_t nmarks;
 	bool running;
 	pthread_t thread;
@@ -137,20 +138,26 @@ static void opener_call(pid_t tid, bool exec, struct tg_fan_refusal *f)
 	}
 }
 
-static void respond(struct tg_fanguard *g, int fd, bool deny)
+static void respond(struct tg_fanguard *g, int fd, uint32_t response)
 {
-	struct fanotify_response r = { .fd = fd, .response = FAN_ALLOW };
-	if (deny && g->deny_errno == EACCES) {
-		/* The errno Landlock gives, where the kernel takes it (it takes
-		 * none for this group class up to 6.18 at least: EINVAL). */
-		r.response = FAN_DENY_ERRNO(EACCES);
-		if (write(g->fd, &r, sizeof(r)) == (ssize_t)sizeof(r))
-			return;
-		g->deny_errno = EPERM;
-	}
-	if (deny)
-		r.response = FAN_DENY;
+	struct fanotify_response r = { .fd = fd, .response = response };
 	(void)!write(g->fd, &r, sizeof(r));
+}
+
+/* The errno Landlock gives, where the kernel takes it: FAN_DENY_ERRNO is
+ * Linux 6.14's, and up to 6.18 at least it is refused (EINVAL) for this
+ * group class. Tried at the first denial only; a refused response leaves
+ * the event pending, to be answered with a plain FAN_DENY (EPERM). */
+static bool deny_with_eacces(struct tg_fanguard *g, int fd)
+{
+	if (g->errno_probed)
+		return false;
+	g->errno_probed = true;
+	struct fanotify_response r = { .fd = fd, .response = FAN_DENY_ERRNO(EACCES) };
+	if (write(g->fd, &r, sizeof(r)) == (ssize_t)sizeof(r))
+		return true;
+	g->deny_errno = EPERM;
+	return false;
 }
 
 static void answer(struct tg_fanguard *g, const struct fanotify_event_metadata *m)
@@ -164,23 +171,28 @@ static void answer(struct tg_fanguard *g, const struct fanotify_event_metadata *
 	 * itself included, is the host's: allowed at once. */
 	bool deny = (pid_t)m->pid != g->self && m->pid > 0 && tracer_of(m->pid) == g->tracer;
 	if (!deny) {
-		respond(g, m->fd, false);
+		respond(g, m->fd, FAN_ALLOW);
 		close(m->fd);
 		return;
 	}
-	/* What it called, read while it still waits in the call. */
+	/* What it called, read while it still waits in the call; and the
+	 * refusal said before the opener runs on (as the tracer does before
+	 * it resumes a tracee), so that txguard's line comes before the
+	 * command's own error message instead of inside it. */
 	struct tg_fan_refusal f = { .pid = m->pid, .exec = exec };
 	opener_call(m->pid, exec, &f);
-	respond(g, m->fd, true);
 	char link[64], path[4096];
 	snprintf(link, sizeof(link), "/proc/self/fd/%d", m->fd);
 	ssize_t n = readlink(link, path, sizeof(path) - 1);
-	close(m->fd);
 	path[n > 0 ? n : 0] = '\0';
 	f.path = path;
+	bool answered = deny_with_eacces(g, m->fd);
 	f.err = g->deny_errno;
 	if (g->hook)
 		g->hook(g->ud, &f);
+	if (!answered)
+		respond(g, m->fd, g->deny_errno == EACCES ? FAN_DENY_ERRNO(EACCES) : FAN_DENY);
+	close(m->fd);
 }
 
 static void *guard_main(void *arg)

@@ -87,6 +87,7 @@ expect_read() {
 	grep -q "$3" "$O/$1.out" && fail "$1: the secret's content reached the output"
 	if [ "$priv" = 1 ]; then
 		assert_eq "$1: decisions" "deny-read open $2 EPERM 1" "$(decisions "$1")"
+		[ "$(lines "$1")" = 1 ] || { cat "$O/$1.err" "$O/$1.log" >&2; }
 		assert_eq "$1: stderr lines" 1 "$(lines "$1")"
 		grep -q "^txguard: denied read of $2 by rule deny-read: secrets" "$O/$1.err" ||
 			fail "$1: the line does not name the read and the rule: $(cat "$O/$1.err")"
@@ -141,4 +142,29 @@ wait "$run" || fail "host: the run failed: $(cat "$O/host.err")"
 assert_eq "host: file" "TOP-$$" "$got"
 assert_eq "host: nested" "NESTED-$$" "$got2"
 assert_eq "host: decisions" "" "$(decisions host)"
+
+# 5. A supervisor that dies leaves nobody blocked: with txguard stopped, a
+#    host process opening the secret waits for its answer; when txguard is
+#    killed, the kernel closes its fanotify group and allows the open.
+if [ "$priv" = 1 ]; then
+	rm -f "$TG_TMP/ws/ready"
+	env HOME="$H" TXGUARD_DEFAULT_POLICY_DIR="$TXGUARD_SOURCE_DIR/policy.d" "$TG_TMP/txguard" \
+		-p "$TG_TMP/secrets.yaml" -w "$TG_TMP/ws" -- sh -c 'touch ready; sleep 30' \
+		>"$O/crash.out" 2>"$O/crash.err" &
+	sup=$!
+	i=0
+	while [ ! -e "$TG_TMP/ws/ready" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done
+	[ -e "$TG_TMP/ws/ready" ] || { kill -9 "$sup"; fail "crash: the run did not start: $(cat "$O/crash.err")"; }
+	kill -STOP "$sup"
+	timeout 20 cat "$S/file" >"$O/crash.read" 2>&1 &
+	reader=$!
+	sleep 0.5
+	kill -0 "$reader" 2>/dev/null || { kill -9 "$sup"; fail "crash: the read did not wait for a stopped txguard: $(cat "$O/crash.read")"; }
+	kill -KILL "$sup"
+	rc=0
+	wait "$reader" || rc=$?
+	wait "$sup" 2>/dev/null || true
+	assert_eq "crash: the host's read once txguard died (exit)" 0 "$rc"
+	assert_eq "crash: the host's read" "TOP-$$" "$(cat "$O/crash.read")"
+fi
 echo ok
