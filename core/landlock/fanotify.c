@@ -268,9 +268,10 @@ static int mark_fd(struct tg_fanguard *g, int fd, uint64_t mask)
 }
 
 /* Mark the directory dfd and, below it, every subdirectory (a directory
- * mark with FAN_EVENT_ON_CHILD sees its own children only). Symlinks are
- * not followed: what they point to is not the secret's. */
-static int mark_tree(struct tg_fanguard *g, int dfd, int depth, size_t *ndirs)
+ * mark with FAN_EVENT_ON_CHILD sees its own children only), or with !mark
+ * only count them. Symlinks are not followed: what they point to is not
+ * the secret's. */
+static int mark_tree(struct tg_fanguard *g, int dfd, int depth, size_t *ndirs, bool mark)
 {
 	if (depth > MAX_DEPTH || ++*ndirs > MAX_DIRS_PER_ENTRY)
 		return -E2BIG;
@@ -284,7 +285,7 @@ static int mark_tree(struct tg_fanguard *g, int dfd, int depth, size_t *ndirs)
 			close(lfd);
 		return e;
 	}
-	int r = mark_fd(g, dfd, DIR_MASK);
+	int r = mark ? mark_fd(g, dfd, DIR_MASK) : 0;
 	struct dirent *e;
 	while (r == 0 && (e = readdir(d))) {
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
@@ -298,7 +299,7 @@ static int mark_tree(struct tg_fanguard *g, int dfd, int depth, size_t *ndirs)
 				r = -errno;
 			continue;
 		}
-		r = mark_tree(g, sfd, depth + 1, ndirs);
+		r = mark_tree(g, sfd, depth + 1, ndirs, mark);
 		close(sfd);
 	}
 	closedir(d);
@@ -316,8 +317,17 @@ int tg_fanguard_mark(struct tg_fanguard *g, const char *path)
 		return -errno;
 	if (!S_ISDIR(st.st_mode))
 		return mark_fd(g, fd, FILE_MASK);
+	/* Counted first: a directory past the bounds (a policy naming a
+	 * huge tree, or a symlink to "/") is left to Landlock without a
+	 * single mark, so that no process of the machine pays for it. */
 	size_t ndirs = 0;
-	return mark_tree(g, fd, 0, &ndirs);
+	int r = mark_tree(g, fd, 0, &ndirs, false);
+	if (r < 0)
+		return r;
+	if (g->nmarks + ndirs > MAX_MARKS)
+		return -E2BIG;
+	ndirs = 0;
+	return mark_tree(g, fd, 0, &ndirs, true);
 }
 
 size_t tg_fanguard_nmarks(const struct tg_fanguard *g)

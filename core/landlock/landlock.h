@@ -137,9 +137,10 @@ int tg_fanguard_probe(void);
 int tg_fanguard_new(pid_t tracer, tg_fanguard_hook hook, void *ud, struct tg_fanguard **out);
 
 /* Mark path (followed): a file, or a directory and its subdirectories. 0,
- * or -errno (-E2BIG past the bounds, -ENOENT when it does not exist); on
- * failure some marks may stay, which is harmless (the path is then still
- * Landlock's, which refuses first). */
+ * or -errno (-E2BIG past the bounds: nothing is marked; -ENOENT when it
+ * does not exist). After another failure (or a tree that grew between
+ * the count and the marks) some marks may stay, which is harmless: the
+ * path is then still Landlock's, which refuses first. */
 int tg_fanguard_mark(struct tg_fanguard *g, const char *path);
 
 /* How many inodes are marked. */

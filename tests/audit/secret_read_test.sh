@@ -167,4 +167,25 @@ if [ "$priv" = 1 ]; then
 	assert_eq "crash: the host's read once txguard died (exit)" 0 "$rc"
 	assert_eq "crash: the host's read" "TOP-$$" "$(cat "$O/crash.read")"
 fi
+
+# 6. A deny_read directory past the bounds of the walk (over 1000
+#    subdirectories) is not marked: it stays Landlock's, refused without a
+#    decision and listed as unobserved, root or not.
+mkdir -p "$S/big"
+seq 1 1001 | (cd "$S/big" && xargs mkdir)
+echo "BIG-$$" >"$S/big/1/key"
+chmod -R go+rX "$S/big"
+cat >"$TG_TMP/big.yaml" <<EOP
+version: 1
+paths:
+  deny_read: [$S/big]
+EOP
+chmod 644 "$TG_TMP/big.yaml"
+rc=0
+(cd "$TG_TMP/ws" && runas "$TG_TMP/txguard" -p "$TG_TMP/big.yaml" --report "$O/big.json" -w "$TG_TMP/ws" \
+	-- cat "$S/big/1/key") >"$O/big.out" 2>"$O/big.err" || rc=$?
+[ "$rc" != 0 ] || fail "big: the secret was readable"
+grep -q "BIG-$$" "$O/big.out" && fail "big: the secret's content reached the output"
+assert_eq "big: decisions" "" "$(decisions big)"
+unobserved big | grep -qx "$S/big" || fail "big: $S/big is not listed as unobserved: $(unobserved big)"
 echo ok
