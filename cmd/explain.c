@@ -193,15 +193,21 @@ static int path_op(const char *opname, const char *path, struct tg_op *op)
  * instead of leaving it to Landlock: the refusal is seen (EPERM) and
  * reported. A path too deep below a marked directory, or one created after
  * the marks, is not told apart here. */
-static bool marked_secret(const struct tg_policy *p, const char *path, struct answer *a)
+static bool marked_secret(const struct tg_policy *p, const char *ws, const char *path, struct answer *a)
 {
 	struct stat st;
-	size_t n = 0;
+	size_t n = 0, nw = 0;
 	const char *const *secrets = tg_policy_deny_read_paths(p, &n);
-	bool literal = false;
-	for (size_t i = 0; i < n && !literal; i++)
-		literal = !strpbrk(secrets[i], "*?[") && tg_path_is_under(path, secrets[i]);
-	if (!literal || tg_fanguard_probe() <= 0 || lstat(path, &st) < 0)
+	const char *const *writable = tg_policy_writable_paths(p, &nw);
+	const char *entry = NULL;
+	for (size_t i = 0; i < n && !entry; i++)
+		if (!strpbrk(secrets[i], "*?[") && tg_path_is_under(path, secrets[i]))
+			entry = secrets[i];
+	/* In a writable place the secret stays Landlock's (cmd/run.c). */
+	bool placed = entry && ws && tg_path_is_under(entry, ws);
+	for (size_t i = 0; entry && i < nw && !placed; i++)
+		placed = tg_path_is_under(entry, writable[i]);
+	if (!entry || placed || tg_fanguard_probe() <= 0 || lstat(path, &st) < 0)
 		return false;
 	a->layer = "fanotify";
 	a->v.err = EPERM;
@@ -231,7 +237,7 @@ static int explain_path(const struct tg_opts *o, const struct tg_policy *p, cons
 		a.note = "a read-only open never stops the command: Landlock refuses it (EACCES) and "
 		         "the run's report lists the rule under \"unobserved\"";
 		if (a.v.rule_id && !strcmp(a.v.rule_id, "deny-read"))
-			(void)marked_secret(p, abs, &a);
+			(void)marked_secret(p, ws, abs, &a);
 	}
 	if (a.v.action == TG_ACT_ALLOW || a.v.action == TG_ACT_AUDIT) {
 		struct tg_refusals *rf = NULL;
@@ -245,7 +251,7 @@ static int explain_path(const struct tg_opts *o, const struct tg_policy *p, cons
 			           "the run's report lists the rule under \"unobserved\""
 			         : "the tracer allows it, Landlock refuses it; the run reports it as a decision";
 			if ((untrapped || op.kind == TG_OP_EXEC) && !strcmp(lv.rule_id, "deny-read"))
-				(void)marked_secret(p, abs, &a);
+				(void)marked_secret(p, ws, abs, &a);
 		}
 		int rc = answer(&a, o->json);
 		tg_refusals_free(rf);

@@ -154,17 +154,32 @@ struct ll_spec {
 /* Secrets under fanotify marks leave the Landlock ruleset: Landlock's
  * hook runs first, and a read it refused would never reach fanotify. What
  * cannot be marked (globs, more subdirectories than the bounds, a mark the
- * filesystem refuses) stays Landlock's, enforced and unobserved. A secret
- * that does not exist stays too: Landlock skips it as well, and the report
- * does not list it as unobserved. */
-static int fanotify_take(struct run *r, const char *const *deny_read, size_t *nd, struct ll_spec *ls)
+ * filesystem refuses) stays Landlock's, enforced and unobserved. So does a
+ * secret inside the workspace or a writable place: there Landlock's
+ * exclusion is also what keeps it from being removed or renamed (the
+ * policy judges writes by place, and a mark sees only opens). A secret
+ * that does not exist leaves the list: Landlock skips it as well, and the
+ * report does not list it as unobserved. */
+static bool in_writable_place(const struct run *r, const char *path, const char *const *writable, size_t nw)
+{
+	if (tg_path_is_under(path, r->workspace))
+		return true;
+	for (size_t i = 0; i < nw; i++)
+		if (tg_path_is_under(path, writable[i]))
+			return true;
+	return false;
+}
+
+static int fanotify_take(struct run *r, const char *const *deny_read, size_t *nd,
+                         const char *const *writable, size_t nw, struct ll_spec *ls)
 {
 	const char **d = ls->d = calloc(*nd + 1, sizeof(*d));
 	if (!d)
 		return -ENOMEM;
 	size_t n = 0;
 	for (size_t i = 0; i < *nd; i++) {
-		int rc = strpbrk(deny_read[i], "*?[") ? -EINVAL : tg_fanguard_mark(r->fan, deny_read[i]);
+		int rc = strpbrk(deny_read[i], "*?[") || in_writable_place(r, deny_read[i], writable, nw)
+		         ? -EINVAL : tg_fanguard_mark(r->fan, deny_read[i]);
 		if (rc < 0 && rc != -ENOENT)
 			d[n++] = deny_read[i];
 	}
@@ -178,7 +193,7 @@ static int landlock_spec(struct run *r, struct ll_spec *ls)
 	const char *const *writable = tg_policy_writable_paths(r->policy, &nw);
 	const char *const *deny_read = tg_policy_deny_read_paths(r->policy, &nd);
 	if (r->fan) {
-		int rc = fanotify_take(r, deny_read, &nd, ls);
+		int rc = fanotify_take(r, deny_read, &nd, writable, nw, ls);
 		if (rc < 0)
 			return rc;
 		deny_read = ls->d;

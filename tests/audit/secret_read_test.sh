@@ -188,4 +188,24 @@ rc=0
 grep -q "BIG-$$" "$O/big.out" && fail "big: the secret's content reached the output"
 assert_eq "big: decisions" "" "$(decisions big)"
 unobserved big | grep -qx "$S/big" || fail "big: $S/big is not listed as unobserved: $(unobserved big)"
+
+# 7. A secret inside a writable place stays Landlock's, root or not: there
+#    its exclusion is also what keeps it from being removed.
+mkdir -p "$TG_TMP/place"
+echo "PLACE-$$" >"$TG_TMP/place/key"
+chmod -R go+rwX "$TG_TMP/place"
+cat >"$TG_TMP/place.yaml" <<EOP
+version: 1
+paths:
+  writable: [$TG_TMP/place]
+  deny_read: [$TG_TMP/place/key]
+EOP
+chmod 644 "$TG_TMP/place.yaml"
+rc=0
+(cd "$TG_TMP/ws" && runas "$TG_TMP/txguard" -p "$TG_TMP/place.yaml" --report "$O/place.json" -w "$TG_TMP/ws" \
+	-- sh -c "cat '$TG_TMP/place/key'; rm -f '$TG_TMP/place/key'") >"$O/place.out" 2>"$O/place.err" || rc=$?
+[ "$rc" != 0 ] || fail "place: removing the secret succeeded"
+grep -q "PLACE-$$" "$O/place.out" && fail "place: the secret's content reached the output"
+[ -e "$TG_TMP/place/key" ] || fail "place: the secret was removed"
+unobserved place | grep -qx "$TG_TMP/place/key" || fail "place: the secret is not listed as unobserved: $(unobserved place)"
 echo ok
