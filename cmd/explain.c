@@ -20,11 +20,13 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "base/json.h"
+#include "base/path.h"
 #include "landlock/landlock.h"
 #include "policy/policy.h"
 #include "refusal.h"
@@ -79,7 +81,7 @@ struct answer {
 	const char *subject;         /* the path or the address as normalised */
 	const char *op;              /* read, write, unlink, exec, connect, send */
 	struct tg_verdict v;
-	const char *layer;           /* "tracer" | "landlock" | "none" */
+	const char *layer;           /* "tracer" | "landlock" | "fanotify" | "proxy" */
 	const char *note;            /* what the caller should know, or NULL */
 };
 
@@ -187,6 +189,34 @@ static int path_op(const char *opname, const char *path, struct tg_op *op)
 	return 0;
 }
 
+/* As root (fanotify permission events), a run marks each existing secret
+ * instead of leaving it to Landlock: the refusal is seen (EPERM) and
+ * reported. A path too deep below a marked directory, or one created after
+ * the marks, is not told apart here. */
+static bool marked_secret(const struct tg_policy *p, const char *ws, const char *path, struct answer *a)
+{
+	struct stat st;
+	size_t n = 0, nw = 0;
+	const char *const *secrets = tg_policy_deny_read_paths(p, &n);
+	const char *const *writable = tg_policy_writable_paths(p, &nw);
+	const char *entry = NULL;
+	for (size_t i = 0; i < n && !entry; i++)
+		if (!strpbrk(secrets[i], "*?[") && tg_path_is_under(path, secrets[i]))
+			entry = secrets[i];
+	/* In a writable place the secret stays Landlock's (cmd/run.c). */
+	bool placed = entry && ws && tg_path_is_under(entry, ws);
+	for (size_t i = 0; entry && i < nw && !placed; i++)
+		placed = tg_path_is_under(entry, writable[i]);
+	if (!entry || placed || tg_fanguard_probe() <= 0 || lstat(path, &st) < 0)
+		return false;
+	a->layer = "fanotify";
+	a->v.err = EPERM;
+	a->v.source = "fanotify";
+	a->note = "a read-only open or exec never stops the command, but a run as root marks the "
+	          "secret with fanotify: the read fails with EPERM and the run reports it as a decision";
+	return true;
+}
+
 static int explain_path(const struct tg_opts *o, const struct tg_policy *p, const char *ws)
 {
 	const char *opname = o->explain_op ? o->explain_op : "write";
@@ -201,10 +231,13 @@ static int explain_path(const struct tg_opts *o, const struct tg_policy *p, cons
 	tg_policy_decide(p, &op, &a.v);
 	bool untrapped = op.kind == TG_OP_OPEN && !op.writes;
 	if (a.v.action == TG_ACT_DENY && untrapped) {
-		/* A read-only open never stops the command: only Landlock sees it. */
+		/* A read-only open never stops the command: only Landlock sees it,
+		 * or, as root, a fanotify mark on the secret. */
 		a.layer = "landlock";
 		a.note = "a read-only open never stops the command: Landlock refuses it (EACCES) and "
 		         "the run's report lists the rule under \"unobserved\"";
+		if (a.v.rule_id && !strcmp(a.v.rule_id, "deny-read"))
+			(void)marked_secret(p, ws, abs, &a);
 	}
 	if (a.v.action == TG_ACT_ALLOW || a.v.action == TG_ACT_AUDIT) {
 		struct tg_refusals *rf = NULL;
@@ -217,6 +250,8 @@ static int explain_path(const struct tg_opts *o, const struct tg_policy *p, cons
 			         ? "reads and execs never stop the command: Landlock refuses it (EACCES) and "
 			           "the run's report lists the rule under \"unobserved\""
 			         : "the tracer allows it, Landlock refuses it; the run reports it as a decision";
+			if ((untrapped || op.kind == TG_OP_EXEC) && !strcmp(lv.rule_id, "deny-read"))
+				(void)marked_secret(p, ws, abs, &a);
 		}
 		int rc = answer(&a, o->json);
 		tg_refusals_free(rf);

@@ -59,8 +59,10 @@ int tg_refusals_new(const struct tg_landlock_spec *spec, struct tg_landlock_view
 			.ops = "read exec",
 			.paths = (const char *const *)rf->secrets,
 			.npaths = tg_strv_len(rf->secrets),
-			.why = "read-only opens and execs never stop the command and the kernel's "
-			       "audit log of Landlock denials is off or out of reach: a refused read "
+			.why = "read-only opens and execs never stop the command, the kernel's audit "
+			       "log of Landlock denials is off or out of reach, and fanotify permission "
+			       "events (root only) were unavailable or do not serve these paths (a glob, "
+			       "too many subdirectories, a secret inside a writable place): a refused read "
 			       "fails with EACCES in the command and is not reported one by one",
 		};
 		rf->nunobserved = 1;

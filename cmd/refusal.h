@@ -7,8 +7,11 @@
  * refuse the call; only then does the tracer stop again at the call's return
  * and, on EACCES/EPERM, the refusal becomes a decision naming the rule
  * Landlock enforced. Calls that never trap (read-only opens, exec of a
- * denied file) cannot be seen this way: their rules are reported as enforced
- * without being observable (tg_refusals_unobserved).
+ * denied file) cannot be seen this way. As root, the secrets fanotify can
+ * mark are enforced by its marks instead (cmd/run.c, landlock.h's
+ * tg_fanguard) and each refusal is a decision; the rest stay Landlock's and
+ * are reported as enforced without being observable
+ * (tg_refusals_unobserved).
  */
 #pragma once
 

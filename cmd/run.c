@@ -10,6 +10,7 @@
  */
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <string.h>
@@ -58,6 +59,9 @@ struct run {
 	int landlock_err;                /* why it could not be built (-errno), said by the child */
 	struct tg_approver *approver;    /* answers `action: ask` (none: deny) */
 	struct tg_learn *learn;          /* `txguard learn`: what the draft must allow */
+	struct tg_fanguard *fan;         /* secrets under fanotify marks (root), or NULL */
+	/* record_decision's: the fanotify guard's thread records too. */
+	pthread_mutex_t decision_lock;
 };
 
 /* ---- the environment the command gets (--env-allow/--env-deny/--strip-secrets) ---- */
@@ -147,15 +151,58 @@ static int child_setup(void *ud)
 struct ll_spec {
 	struct tg_landlock_spec spec;
 	const char **w;
+	const char **d;     /* the secrets left to Landlock, when fanotify takes some */
 	const char *hidden[1];
 	char *root; /* hidden[0] when it is the state home's txguard/ */
 };
+
+/* Secrets under fanotify marks leave the Landlock ruleset: Landlock's
+ * hook runs first, and a read it refused would never reach fanotify. What
+ * cannot be marked (globs, more subdirectories than the bounds, a mark the
+ * filesystem refuses) stays Landlock's, enforced and unobserved. So does a
+ * secret inside the workspace or a writable place: there Landlock's
+ * exclusion is also what keeps it from being removed or renamed (the
+ * policy judges writes by place, and a mark sees only opens). A secret
+ * that does not exist leaves the list: Landlock skips it as well, and the
+ * report does not list it as unobserved. */
+static bool in_writable_place(const struct run *r, const char *path, const char *const *writable, size_t nw)
+{
+	if (tg_path_is_under(path, r->workspace))
+		return true;
+	for (size_t i = 0; i < nw; i++)
+		if (tg_path_is_under(path, writable[i]))
+			return true;
+	return false;
+}
+
+static int fanotify_take(struct run *r, const char *const *deny_read, size_t *nd,
+                         const char *const *writable, size_t nw, struct ll_spec *ls)
+{
+	const char **d = ls->d = calloc(*nd + 1, sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	size_t n = 0;
+	for (size_t i = 0; i < *nd; i++) {
+		int rc = strpbrk(deny_read[i], "*?[") || in_writable_place(r, deny_read[i], writable, nw)
+		         ? -EINVAL : tg_fanguard_mark(r->fan, deny_read[i]);
+		if (rc < 0 && rc != -ENOENT)
+			d[n++] = deny_read[i];
+	}
+	*nd = n;
+	return 0;
+}
 
 static int landlock_spec(struct run *r, struct ll_spec *ls)
 {
 	size_t nw = 0, nd = 0;
 	const char *const *writable = tg_policy_writable_paths(r->policy, &nw);
 	const char *const *deny_read = tg_policy_deny_read_paths(r->policy, &nd);
+	if (r->fan) {
+		int rc = fanotify_take(r, deny_read, &nd, writable, nw, ls);
+		if (rc < 0)
+			return rc;
+		deny_read = ls->d;
+	}
 	const char **w = ls->w = calloc(nw + 2, sizeof(*w));
 	if (!w)
 		return -ENOMEM;
@@ -197,10 +244,16 @@ static int landlock_spec(struct run *r, struct ll_spec *ls)
  * places: the child between fork and exec then makes two syscalls for
  * Landlock. A ruleset that cannot be built is the child's setup failure,
  * as if it had built it itself. --audit-only denies nothing: no Landlock. */
+static void on_secret_open(void *ud, const struct tg_fan_refusal *f);
+
 static int prepare_landlock(struct run *r)
 {
 	if (r->o->audit_only)
 		return 0;
+	/* As root (CAP_SYS_ADMIN): secret reads seen one by one. Else, or
+	 * when the guard cannot start, Landlock enforces them all, as ever. */
+	if (tg_fanguard_probe())
+		(void)tg_fanguard_new(getpid(), on_secret_open, r, &r->fan);
 	struct ll_spec ls = { 0 };
 	struct tg_landlock_view *view = NULL;
 	int rc = landlock_spec(r, &ls);
@@ -217,6 +270,7 @@ static int prepare_landlock(struct run *r)
 		rc = 0;
 	}
 	free(ls.w);
+	free(ls.d);
 	free(ls.root);
 	return rc;
 }
@@ -259,6 +313,7 @@ static void say_denied(struct run *r, const struct tg_op *op, const struct tg_ve
 static void record_decision(struct run *r, const struct tg_op *op, const struct tg_verdict *v,
                             bool enforced)
 {
+	pthread_mutex_lock(&r->decision_lock);
 	/* mkdir of an existing directory fails with EEXIST natively too: the
 	 * tracer's EEXIST refuses nothing the kernel would have done. */
 	bool native = op->kind == TG_OP_MKDIR && v->action == TG_ACT_DENY && v->err == EEXIST;
@@ -269,6 +324,7 @@ static void record_decision(struct run *r, const struct tg_op *op, const struct 
 	bool missing = op->kind == TG_OP_EXEC && v->err == ENOENT;
 	if (!repeat && !missing)
 		tg_log_decision(r->log, op, v, enforced);
+	pthread_mutex_unlock(&r->decision_lock);
 }
 
 static bool is_ws_policy(const struct run *r, const char *path)
@@ -421,6 +477,21 @@ static void on_fixed(void *ud, const struct tg_op *op, int err)
 	record_decision(r, op, &v, true);
 }
 
+/* A tracee that entered another mount namespace (setns) has a root
+ * txguard cannot name: its path calls fail with EACCES, one decision each. */
+static void on_unnamed_root(void *ud, const struct tg_op *op, int err)
+{
+	struct run *r = ud;
+	struct tg_verdict v = {
+		.action = TG_ACT_DENY, .err = err, .rule_id = "txguard.unnamed-root", .source = "builtin",
+		.reason = "the process entered another mount namespace (setns), whose root txguard cannot "
+		          "name: its paths cannot be judged or journaled, so its path calls are refused (the "
+		          "path shown is the process's own)",
+	};
+	tg_learn_note(r->learn, op, &v);
+	record_decision(r, op, &v, true);
+}
+
 /* A watched call returned: the journal learns what a creation made, and a
  * Landlock refusal becomes a decision. A record that cannot be written
  * here is written later, by name (tg_txn_after). */
@@ -433,6 +504,23 @@ static void on_result(void *ud, pid_t pid, long rval)
 	const struct tg_op *op = tg_refusals_result(r->refusals, pid, rval, &v);
 	if (op)
 		record_decision(r, op, &v, true);
+}
+
+/* A tracee opened a secret under a fanotify mark and was refused (from
+ * the guard's thread: record_decision locks). */
+static void on_secret_open(void *ud, const struct tg_fan_refusal *f)
+{
+	struct run *r = ud;
+	struct tg_op op = {
+		.kind = f->exec ? TG_OP_EXEC : TG_OP_OPEN, .pid = f->pid, .name = f->syscall,
+		.path = (char *)f->path, .flags = f->flags, .uid = -1, .gid = -1,
+		.writes = !f->exec && (f->flags & (O_ACCMODE | O_CREAT | O_TRUNC)) != O_RDONLY,
+	};
+	struct tg_verdict v = {
+		.action = TG_ACT_DENY, .err = f->err, .rule_id = "deny-read", .source = "fanotify",
+		.reason = "secrets (keys, tokens, credentials) are not readable under txguard",
+	};
+	record_decision(r, &op, &v, true);
 }
 
 /* After a failed run: the rules whose refusals could not be seen. */
@@ -869,7 +957,8 @@ static void unblock_signals(void)
 
 int tg_cmd_run(struct tg_opts *o)
 {
-	struct run r = { .o = o, .color = want_color(o), .landlock_fd = -1 };
+	struct run r = { .o = o, .color = want_color(o), .landlock_fd = -1,
+	                 .decision_lock = PTHREAD_MUTEX_INITIALIZER };
 	_cleanup_close_ int report_fd = -1;
 	_cleanup_close_ int log_fd = -1;
 
@@ -921,7 +1010,7 @@ int tg_cmd_run(struct tg_opts *o)
 	struct tg_tracer_hooks hooks = {
 		.ud = &r, .on_op = on_op, .on_spawn = on_spawn, .on_exec = on_exec,
 		.on_exit = on_exit_hook, .on_kill = on_kill, .on_result = on_result,
-		.on_fixed = on_fixed,
+		.on_fixed = on_fixed, .on_unnamed_root = on_unnamed_root,
 	};
 	/* Compiled once, here: a bad config is reported before anything
 	 * forks, and the tracer loads this very program. */
@@ -945,6 +1034,10 @@ int tg_cmd_run(struct tg_opts *o)
 	tg_log_set_txid(r.log, tg_txn_id(r.txn));
 	tg_log_tx_begin(r.log, tg_txn_id(r.txn), r.workspace);
 	rc = tg_tracer_run(&topts, &hooks, &res);
+	/* The tree is gone: no more opens of ours to refuse, and the report
+	 * is the main thread's alone from here on. */
+	tg_fanguard_free(r.fan);
+	r.fan = NULL;
 	tg_run_proxy_finish(&r.proxy, &r.report);
 	tg_filter_prog_free(&prog);
 	if (rc < 0) {
@@ -976,6 +1069,7 @@ int tg_cmd_run(struct tg_opts *o)
 	}
 out:
 	tg_run_proxy_clear(&r.proxy);
+	tg_fanguard_free(r.fan);
 	tg_txn_free(r.txn);
 	tg_policy_free(r.policy);
 	tg_refusals_free(r.refusals);
@@ -990,6 +1084,7 @@ out:
 	free(r.last_denial);
 	free(r.ws_policy);
 	free(r.policy_cache);
+	pthread_mutex_destroy(&r.decision_lock);
 	unblock_signals();
 	return rc;
 }

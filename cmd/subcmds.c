@@ -3,6 +3,7 @@
 
 #include "cli.h"
 #include "common.h"
+#include "landlock/landlock.h"
 #include "policy/policy.h"
 #include "trace/trace.h"
 #include "txn/txn.h"
@@ -91,14 +92,16 @@ int tg_cmd_doctor(struct tg_opts *o)
 	struct tg_kernel_features f;
 	tg_probe_kernel(&f);
 	bool ok = f.seccomp_filter && f.seccomp_ret_trace && f.ptrace && f.get_syscall_info && f.exitkill;
+	bool fan = tg_fanguard_probe() > 0;
 	if (o->json) {
 		printf("{\"ok\":%s,\"seccomp_filter\":%s,\"seccomp_ret_trace\":%s,\"ptrace\":%s,"
 		       "\"get_syscall_info\":%s,\"exitkill\":%s,\"ia32_emulation\":%s,\"x32\":%s,"
-		       "\"landlock_abi\":%d,\"yama_ptrace_scope\":%d}\n",
+		       "\"landlock_abi\":%d,\"fanotify_perm\":%s,\"yama_ptrace_scope\":%d}\n",
 		       ok ? "true" : "false", f.seccomp_filter ? "true" : "false",
 		       f.seccomp_ret_trace ? "true" : "false", f.ptrace ? "true" : "false",
 		       f.get_syscall_info ? "true" : "false", f.exitkill ? "true" : "false",
-		       json_tri(f.ia32), json_tri(f.x32), f.landlock_abi, f.yama_ptrace_scope);
+		       json_tri(f.ia32), json_tri(f.x32), f.landlock_abi, fan ? "true" : "false",
+		       f.yama_ptrace_scope);
 		return ok ? 0 : 1;
 	}
 	printf("seccomp filters:          %s\n", yesno(f.seccomp_filter));
@@ -114,6 +117,10 @@ int tg_cmd_doctor(struct tg_opts *o)
 	else
 		printf("Landlock:                 none (writes outside the workspace are enforced by the "
 		       "tracer alone; policies that deny reading secrets cannot run)\n");
+	printf("fanotify permission:      %s\n",
+	       fan ? "yes (reads of secrets are refused and reported one by one)"
+	           : "no (needs CAP_SYS_ADMIN and CONFIG_FANOTIFY_ACCESS_PERMISSIONS: secrets are left to "
+	             "Landlock, whose refusals are not seen)");
 	if (f.yama_ptrace_scope >= 0)
 		printf("Yama ptrace_scope:        %d%s\n", f.yama_ptrace_scope,
 		       f.yama_ptrace_scope >= 3 ? " (ptrace disabled: set it to 1 or less)" : "");

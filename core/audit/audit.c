@@ -3,6 +3,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
@@ -1017,7 +1018,9 @@ static void put_what(FILE *f, const struct tg_op *op)
 		fputc('`', f);
 		return;
 	case TG_OP_OPEN:
-		fputs("write to ", f);
+		/* A read-only open is judged where a kernel mark sees it (a
+		 * secret under fanotify): say what it was. */
+		fputs(op->writes || (op->flags & (O_ACCMODE | O_CREAT | O_TRUNC)) ? "write to " : "read of ", f);
 		break;
 	case TG_OP_CONNECT:
 	case TG_OP_SENDTO:

@@ -496,10 +496,10 @@ static bool shares_our_root(pid_t pid)
  * from ours: another mount namespace's pivot_root, a root a setns() left
  * behind). A root we cannot name is refused (EACCES): its paths would be
  * judged in the tracee's own view, where "/f" may be anything. */
-static int walk_init(struct walk *w, pid_t pid)
+static int root_of(pid_t pid, char **out)
 {
 	char proc[64];
-	*w = (struct walk){ .pid = pid };
+	*out = NULL;
 	if (pid == getpid() || shares_our_root(pid))
 		return 0;
 	snprintf(proc, sizeof(proc), "/proc/%d/root", (int)pid);
@@ -510,12 +510,27 @@ static int walk_init(struct walk *w, pid_t pid)
 	struct stat theirs, ours;
 	if (stat(proc, &theirs) < 0)
 		return errno == ENOENT ? -ESRCH : -errno;
+	/* -EREMOTE: the unnamed root, told apart from an unreadable link
+	 * (EACCES too: a non-dumpable process, unprivileged). */
 	if (root[0] != '/' || stat(root, &ours) < 0 || ours.st_dev != theirs.st_dev ||
 	    ours.st_ino != theirs.st_ino)
-		return -EACCES;
-	if (strcmp(root, "/") != 0)
-		w->root_host = tg_path_normalize(root);
-	return strcmp(root, "/") != 0 && !w->root_host ? -ENOMEM : 0;
+		return -EREMOTE;
+	if (strcmp(root, "/") != 0 && !(*out = tg_path_normalize(root)))
+		return -ENOMEM;
+	return 0;
+}
+
+static int walk_init(struct walk *w, pid_t pid)
+{
+	*w = (struct walk){ .pid = pid };
+	int r = root_of(pid, &w->root_host);
+	return r == -EREMOTE ? -EACCES : r;
+}
+
+bool tg_path_root_unnamed(pid_t pid)
+{
+	_cleanup_free_ char *root = NULL;
+	return root_of(pid, &root) == -EREMOTE;
 }
 
 static pid_t walk_tgid(struct walk *w)

@@ -37,6 +37,11 @@ char *tg_path_expand_home(const char *p, const char *home);
  * not exist is still resolved as far as it goes and returned lexically. */
 int tg_path_resolve(pid_t pid, int dirfd, const char *path, bool follow, bool empty_path, char **out);
 
+/* True when thread pid's root cannot be named in our view (another mount
+ * namespace's root, after a setns): tg_path_resolve then fails with EACCES
+ * rather than judge a path in the tracee's own view. */
+bool tg_path_root_unnamed(pid_t pid);
+
 /* Tests only: true makes tg_path_resolve always walk component by component
  * (its fast path proves "no symlink on the way" with one openat2 call), so
  * that a test can compare the two answers. */

@@ -28,6 +28,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 struct tg_landlock_spec {
 	/* Absolute paths where the tree may write (create, remove, rename,
@@ -102,3 +103,56 @@ bool tg_landlock_view_may_refuse(const struct tg_landlock_view *v, const char *p
 /* The excluded path (deny_read or hidden, canonical) that `path` lies
  * beneath, or NULL. */
 const char *tg_landlock_view_excluded(const struct tg_landlock_view *v, const char *path);
+
+/* ---- fanotify: secret reads seen one by one (fanotify.c) ----
+ *
+ * Where the kernel allows fanotify permission events (CAP_SYS_ADMIN in the
+ * initial user namespace, CONFIG_FANOTIFY_ACCESS_PERMISSIONS), a secret is
+ * better enforced by an inode mark than by Landlock: the open waits in the
+ * kernel for the supervisor's answer, so a refusal is seen and reported.
+ * A tracee (TracerPid = the tracer) is refused; any other opener, txguard
+ * itself included, is allowed at once. Files are marked with
+ * FAN_OPEN_PERM|FAN_OPEN_EXEC_PERM; directories with those plus
+ * FAN_EVENT_ON_CHILD|FAN_ONDIR, and so is each subdirectory (up to 1000 per
+ * entry, 32 deep). A directory created inside a marked one after the
+ * marks were set is not covered, nor is a file put in place of a marked one
+ * (a rename over it: a new inode).
+ */
+struct tg_fanguard;
+
+/* One refused open, as the guard's thread saw it. */
+struct tg_fan_refusal {
+	pid_t pid;                /* the thread that opened */
+	const char *path;         /* the file, in txguard's view */
+	bool exec;                /* FAN_OPEN_EXEC_PERM: an exec of it */
+	int err;                  /* what the opener got: EPERM (EACCES where the kernel takes it) */
+	const char *syscall;      /* from /proc/TID/syscall: "openat", "execve"... */
+	int flags;                /* the open flags where a register holds them, else O_RDONLY */
+};
+/* Called from the guard's own thread, after the answer (the opener runs
+ * on already): the callee locks what it shares with the main thread, and
+ * must not open a marked file itself. */
+typedef void (*tg_fanguard_hook)(void *ud, const struct tg_fan_refusal *f);
+
+/* 1 when this process may use fanotify permission events, else 0. Probed
+ * once (a group and a mark on "/" that no open triggers) and cached. */
+int tg_fanguard_probe(void);
+
+/* A group and its answering thread. tracer: the thread that traces the
+ * tree (tracees show it as TracerPid). 0 or -errno (-EOPNOTSUPP when the
+ * probe says no). The thread runs from here on. */
+int tg_fanguard_new(pid_t tracer, tg_fanguard_hook hook, void *ud, struct tg_fanguard **out);
+
+/* Mark path (followed): a file, or a directory and its subdirectories. 0,
+ * or -errno (-E2BIG past the bounds: nothing is marked; -ENOENT when it
+ * does not exist). After another failure (or a tree that grew between
+ * the count and the marks) some marks may stay, which is harmless: the
+ * path is then still Landlock's, which refuses first. */
+int tg_fanguard_mark(struct tg_fanguard *g, const char *path);
+
+/* How many inodes are marked. */
+size_t tg_fanguard_nmarks(const struct tg_fanguard *g);
+
+/* Stop the thread and close the group: the kernel allows every open still
+ * waiting. Accepts NULL. */
+void tg_fanguard_free(struct tg_fanguard *g);

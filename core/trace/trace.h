@@ -50,6 +50,12 @@ struct tg_tracer_hooks {
 	 * and the policy's syscall denials): it already failed with `err`;
 	 * this only reports it. op->kind is TG_OP_SYSCALL. */
 	void (*on_fixed)(void *ud, const struct tg_op *op, int err);
+	/* A call refused with `err` (EACCES) without asking on_op: the
+	 * caller's root cannot be named in txguard's view (it entered another
+	 * mount namespace with setns), so no path of it can be judged. op has
+	 * its kind and syscall name, and op->path the first path argument as
+	 * the tracee wrote it (in its own view), or NULL. */
+	void (*on_unnamed_root)(void *ud, const struct tg_op *op, int err);
 };
 
 

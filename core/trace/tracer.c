@@ -34,6 +34,7 @@
 #include "decode.h"
 #include "filter.h"
 #include "syscalls.h"
+#include "base/path.h"
 #include "base/util.h"
 
 #define TG_TASK_BUCKETS 1024
@@ -568,6 +569,19 @@ static void on_fixed_deny(struct tracer *t, pid_t pid, const struct __ptrace_sys
 		t->hooks->on_fixed(t->hooks->ud, &op, err ? err : EPERM);
 }
 
+/* A decode that failed with EACCES because the root cannot be named is a
+ * refusal of txguard's own: said, like any other. Off the hot path (only
+ * after a failed decode). */
+static void report_unnamed_root(struct tracer *t, pid_t pid, struct tg_op *op, char *raw)
+{
+	if (!t->hooks || !t->hooks->on_unnamed_root || t->killing || !tg_path_root_unnamed(pid))
+		return;
+	char *path = op->path;
+	op->path = path ? path : raw;
+	t->hooks->on_unnamed_root(t->hooks->ud, op, EACCES);
+	op->path = path;
+}
+
 static void on_seccomp(struct tracer *t, pid_t pid, int status)
 {
 	/* Zeroed for memcheck, which does not know that the kernel fills it. */
@@ -601,10 +615,12 @@ static void on_seccomp(struct tracer *t, pid_t pid, int status)
 		r = find_victims(t, &op);
 	if (r == TG_DECODE_SKIP)
 		resume(pid, 0);
-	else if (r < 0)
+	else if (r < 0) {
 		/* Unreadable arguments: fail the call as the kernel would. */
 		(void)deny(pid, -r);
-	else
+		if (r == -EACCES)
+			report_unnamed_root(t, pid, &op, raw);
+	} else
 		judge(t, pid, &op, info.seccomp.args, raw);
 	tg_op_clear(&op);
 }

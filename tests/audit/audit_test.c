@@ -2,6 +2,7 @@
  * lines (core/audit/audit.h). */
 #include <arpa/inet.h>
 #include <criterion/criterion.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -392,14 +393,18 @@ Test(text, denial_paths)
 {
 	struct tg_op un = { .kind = TG_OP_UNLINK, .name = "unlinkat", .path = "/home/u/.ssh/id\xc2\x9b" };
 	struct tg_op rn = { .kind = TG_OP_RENAME, .name = "renameat2", .path = "/w/a", .path2 = "/etc/x" };
-	struct tg_op op = { .kind = TG_OP_OPEN, .name = "openat", .path = "/etc/passwd" };
+	struct tg_op op = { .kind = TG_OP_OPEN, .name = "openat", .path = "/etc/passwd", .flags = O_WRONLY, .writes = true };
+	/* A read-only open: what a fanotify mark on a secret refuses. */
+	struct tg_op rd = { .kind = TG_OP_OPEN, .name = "openat", .path = "/etc/shadow", .flags = O_RDONLY };
 	struct tg_verdict v = { .action = TG_ACT_DENY, .err = EACCES, .rule_id = "secrets" };
 	_cleanup_free_ char *a = tg_audit_denial_line(&un, &v, true);
 	_cleanup_free_ char *b = tg_audit_denial_line(&rn, &v, true);
 	_cleanup_free_ char *c = tg_audit_denial_line(&op, &v, false);
+	_cleanup_free_ char *d = tg_audit_denial_line(&rd, &v, true);
 	cr_assert_str_eq(a, "txguard: denied unlink /home/u/.ssh/id\\xc2\\x9b by rule secrets: no reason given");
 	cr_assert_str_eq(b, "txguard: denied rename /w/a -> /etc/x by rule secrets: no reason given");
 	cr_assert_str_eq(c, "txguard: would deny write to /etc/passwd by rule secrets: no reason given");
+	cr_assert_str_eq(d, "txguard: denied read of /etc/shadow by rule secrets: no reason given");
 }
 
 Test(text, denial_connect_kill_syscall)

@@ -57,8 +57,17 @@ q 2 -- -- "rm -rf /tmp/x; ls"
 q 2 -- -- "git push 'unterminated"
 
 # path operations, each --op, each layer
-q 1 '"rule":"deny-read"' '"enforced_by":"landlock"' '"op":"read"' -- --path "$H/.ssh/id_rsa" --op read
-q 1 '"rule":"deny-read"' '"enforced_by":"landlock"' -- --path "~/.ssh/id_rsa" --op exec
+# An existing secret: as root (fanotify permission events) a run marks it
+# and reports the refusal (EPERM); otherwise Landlock refuses it unseen.
+if "$TXGUARD" doctor --json 2>/dev/null | grep -q '"fanotify_perm":true'; then
+	secret='"enforced_by":"fanotify"' serr='"errno":"EPERM"'
+else
+	secret='"enforced_by":"landlock"' serr='"errno":"EACCES"'
+fi
+q 1 '"rule":"deny-read"' "$secret" "$serr" '"op":"read"' -- --path "$H/.ssh/id_rsa" --op read
+q 1 '"rule":"deny-read"' "$secret" "$serr" -- --path "~/.ssh/id_rsa" --op exec
+# A missing one has nothing to mark: Landlock's, as ever.
+q 1 '"rule":"deny-read"' '"enforced_by":"landlock"' -- --path "$H/.ssh/id_ed25519" --op read
 q 1 '"rule":"read-only-outside-workspace"' '"enforced_by":"tracer"' -- --path "$H/.bashrc" --op write
 q 1 '"rule":"read-only-outside-workspace"' -- --path /etc/passwd --op unlink
 q 0 '"verdict":"allow"' "\"path\":\"$TG_TMP/ws/build/x.o\"" -- --path build/x.o --op write
