@@ -61,7 +61,8 @@ struct pending {
 	                          * creates a new file no record names */
 	bool await;              /* the caller may hand over the call's result */
 	bool by_fd;              /* an open: its result is an fd on the object */
-	uint64_t dev, ino;       /* watch: what the name held */
+	bool moved_in;           /* a rename from outside: the object is dev, ino */
+	uint64_t dev, ino;       /* watch: what the name held; moved_in: what arrives */
 };
 
 struct tg_txn {
@@ -552,7 +553,10 @@ static int settle_made(struct tg_txn *t, const struct pending *p, const struct s
 	/* The call failed, or opened an original that another thread moved
 	 * or linked to the name first: a restore must not remove whatever it
 	 * later finds at that name (it may be an original put back). */
-	if (!st || (!p->link && !made_in_run(t, st, sx, by_name)))
+	/* A move from outside brings an object born before the run: it is
+	 * the run's if it is the very one that was moved. */
+	bool moved = st && p->moved_in && (uint64_t)st->st_dev == p->dev && (uint64_t)st->st_ino == p->ino;
+	if (!st || (p->moved_in && !moved) || (!p->link && !moved && !made_in_run(t, st, sx, by_name)))
 		return p->seq ? tg_journal_born(t->j, p->seq, 0, 0) : 0;
 	if (!p->link)
 		e = idset_add(&t->born, st->st_dev, st->st_ino);
@@ -748,12 +752,14 @@ static int watch_create(struct tg_txn *t, const char *rel, const struct stat *st
 	return 0;
 }
 
-/* by_fd: the call is an open (its result is an fd on what it made). */
-static int save_created(struct tg_txn *t, const char *rel, bool link, bool by_fd)
+/* by_fd: the call is an open (its result is an fd on what it made);
+ * moved: a rename from outside, of that object. */
+static int save_created_as(struct tg_txn *t, const char *rel, bool link, bool by_fd, const struct stat *moved)
 {
 	if (pend_room(t) < 0)
 		return -ENOMEM;
-	struct pending p = { .tid = t->tid, .link = link, .await = true, .by_fd = by_fd };
+	struct pending p = { .tid = t->tid, .link = link, .await = true, .by_fd = by_fd, .moved_in = moved != NULL,
+	                     .dev = moved ? moved->st_dev : 0, .ino = moved ? moved->st_ino : 0 };
 	if (!skip_created(t, rel)) {
 		int e = save_parent(t, rel);
 		if (!e)
@@ -767,6 +773,11 @@ static int save_created(struct tg_txn *t, const char *rel, bool link, bool by_fd
 		return -ENOMEM;
 	t->pend[t->npend++] = p;
 	return 0;
+}
+
+static int save_created(struct tg_txn *t, const char *rel, bool link, bool by_fd)
+{
+	return save_created_as(t, rel, link, by_fd, NULL);
 }
 
 /* Another thread's creation of rel is in flight (its result not in yet),
@@ -934,14 +945,46 @@ static bool rename_will_fail(struct tg_txn *t, const char *from, const char *to,
 	return S_ISDIR(dst->st_mode) && !dir_is_empty(t, to);
 }
 
+/* A move into the workspace from outside (pip --target, a build's staging
+ * dir): what arrives is a creation at `to`, a whole tree for a directory,
+ * which a restore removes whole like any directory made in the run; what
+ * it replaces is saved like any removal. The source's side is outside the
+ * workspace, which no restore writes to, as for a copy and a delete. */
+static int before_rename_in(struct tg_txn *t, const struct tg_op *op, const char *to)
+{
+	struct stat src, dst;
+	if (lstat(op->path, &src) < 0)
+		return errno == ENOENT || errno == ENOTDIR ? 0 : -errno; /* fails alike */
+	const char *leaf;
+	_cleanup_close_ int pfd = tg_journal_parent(t->j, to, &leaf);
+	if (pfd < 0)
+		return 0; /* ENOENT / ENOTDIR on the way to the destination */
+	int de = tg_journal_lstat(t->j, to, &dst);
+	if (de < 0 && de != -ENOENT)
+		return de;
+	if (de == 0) {
+		if ((op->flags & RENAME_NOREPLACE) || (src.st_dev == dst.st_dev && src.st_ino == dst.st_ino))
+			return 0; /* EEXIST, or two names of one inode: nothing changes */
+		if (S_ISDIR(src.st_mode) != S_ISDIR(dst.st_mode) || (S_ISDIR(dst.st_mode) && !dir_is_empty(t, to)))
+			return 0; /* EISDIR / ENOTDIR / ENOTEMPTY */
+	}
+	int e = de == 0 ? save_parent(t, to) : 0;
+	if (!e && de == 0)
+		e = save_removal(t, to, &dst);
+	return e ? e : save_created_as(t, to, false, false, &src);
+}
+
 static int before_rename(struct tg_txn *t, const struct tg_op *op)
 {
 	const char *from = rel_of(t, op->path), *to = rel_of(t, op->path2);
 	if (!from && !to)
 		return 0;
-	/* Across the workspace boundary: refuse with EXDEV, the errno of a
-	 * cross-device rename, and tools (mv, rename(1)...) fall back to copy +
-	 * delete, which is journaled like any other write. */
+	if (!from && to[0] && !(op->flags & (RENAME_EXCHANGE | RENAME_WHITEOUT)))
+		return before_rename_in(t, op, to);
+	/* Out of the workspace (or an exchange across it): refuse with EXDEV,
+	 * the errno of a cross-device rename, and tools (mv, rename(1)...)
+	 * fall back to copy + delete, which is journaled like any other write.
+	 * Restoring the move would mean writing outside the workspace. */
 	if (!from || !to)
 		return -EXDEV;
 	if (!from[0] || !to[0])

@@ -505,6 +505,46 @@ EOF
 	[ ! -e "$ws/jail/f" ] && [ ! -e "$ws/jail/up" ] || fail "undo left: $(ls "$ws/jail")"
 	assert_eq "undo: g" old "$(cat "$ws/jail/g")"
 	;;
+rename_in)
+	# A move into the workspace from outside (pip --target, a build's
+	# staging dir) is a creation, not a refusal: a rollback removes what
+	# arrived and puts back what it replaced, a commit keeps it, and undo
+	# and redo work on it. A move out stays EXDEV (mv copies and deletes).
+	out="$TG_TMP/staging"
+	mkdir -p "$out"
+	printf 'version: 1\npaths:\n  writable: ["%s"]\n' "$out" >"$TG_TMP/policy.yaml"
+	stage() { rm -rf "$out/tree" "$out/file"; mkdir -p "$out/tree/sub"; echo a >"$out/tree/sub/a"; echo new >"$out/file"; }
+	echo orig >"$ws/f"
+	"$TG_TREEHASH" "$ws" >"$TG_TMP/before"
+	stage
+	assert_eq "moved in, then failed" 1 \
+		"$(code tg --report "$TG_TMP/r1.json" -- sh -c "mv '$out/tree' dst && mv '$out/file' f && exit 1")"
+	"$TG_TREEHASH" "$ws" >"$TG_TMP/after"
+	cmp -s "$TG_TMP/before" "$TG_TMP/after" || fail "not restored: $(diff "$TG_TMP/before" "$TG_TMP/after")"
+	assert_eq "no refusal" "" "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["decisions"]) or "")' "$TG_TMP/r1.json")"
+	stage
+	assert_eq "moved in, committed" 0 \
+		"$(code tg --report "$TG_TMP/r2.json" -- sh -c "mv '$out/tree' dst && mv '$out/file' f")"
+	assert_eq "the tree arrived" a "$(cat "$ws/dst/sub/a")"
+	assert_eq "the file replaced f" new "$(cat "$ws/f")"
+	assert_eq "report: created" "dst dst/sub dst/sub/a" "$(report_paths created "$TG_TMP/r2.json")"
+	assert_eq "report: modified" "f" "$(report_paths modified "$TG_TMP/r2.json")"
+	assert_eq "undo" 0 "$(code h undo last)"
+	"$TG_TREEHASH" "$ws" >"$TG_TMP/after"
+	cmp -s "$TG_TMP/before" "$TG_TMP/after" || fail "undo did not restore: $(diff "$TG_TMP/before" "$TG_TMP/after")"
+	assert_eq "redo" 0 "$(code h redo)"
+	assert_eq "redone" "a new" "$(cat "$ws/dst/sub/a") $(cat "$ws/f")"
+	# Out of the workspace: EXDEV, mv copies and deletes, all undone.
+	"$TG_TREEHASH" "$ws" >"$TG_TMP/before"
+	assert_eq "moved out, then failed" 1 "$(code tg -- sh -c "mv dst '$out/back' && exit 1")"
+	"$TG_TREEHASH" "$ws" >"$TG_TMP/after"
+	cmp -s "$TG_TMP/before" "$TG_TMP/after" || fail "the move out was not undone: $(diff "$TG_TMP/before" "$TG_TMP/after")"
+	# A move in over a directory that is not empty fails natively: nothing to record.
+	stage
+	mkdir -p "$ws/full" && echo x >"$ws/full/x"
+	assert_eq "over a full directory" 1 "$(code tg -- sh -c "mv -T '$out/tree' full")"
+	assert_eq "full kept" x "$(cat "$ws/full/x")"
+	;;
 *)
 	fail "unknown case $case_"
 	;;
