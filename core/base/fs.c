@@ -389,6 +389,26 @@ int tg_fs_mkdir_p(const char *abs)
 	}
 }
 
+int tg_fs_open_dir_at(int rootfd, const char *rel)
+{
+	_cleanup_free_ char *copy = tg_strdup(rel);
+	if (!copy)
+		return -ENOMEM;
+	int fd = dup(rootfd);
+	if (fd < 0)
+		return -errno;
+	char *save = NULL;
+	for (char *c = strtok_r(copy, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+		int next = openat(fd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		int e = errno;
+		close(fd);
+		if (next < 0)
+			return -e;
+		fd = next;
+	}
+	return fd;
+}
+
 int tg_fs_mkdirs_at(int rootfd, const char *rel, mode_t mode)
 {
 	int fd = openat(rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);

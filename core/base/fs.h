@@ -61,6 +61,11 @@ int tg_fs_remove_tree(int dirfd, const char *name);
 /* mkdir -p of an absolute path, mode 0700 for what it creates. */
 int tg_fs_mkdir_p(const char *abs);
 
+/* The directory rel under rootfd, opened one component at a time, never
+ * through a symlink ("" = a dup of rootfd). An O_DIRECTORY fd, or -errno:
+ * -ENOTDIR / -ELOOP / -ENOENT when rel is not a directory there now. */
+int tg_fs_open_dir_at(int rootfd, const char *rel);
+
 /* mkdir -p of rel under the directory rootfd, component by component,
  * never through a symlink ("" = rootfd itself); mode for what it creates.
  * Returns an O_DIRECTORY fd on rel, or -errno. */

@@ -36,28 +36,6 @@ struct walker {
 	void *ud;
 };
 
-/* Open a workspace-relative directory one component at a time, never
- * following a symlink. -ENOTDIR / -ELOOP / -ENOENT when it is not one now. */
-static int open_dir_beneath(int wsfd, const char *rel)
-{
-	_cleanup_free_ char *copy = tg_strdup(rel);
-	if (!copy)
-		return -ENOMEM;
-	int fd = dup(wsfd);
-	if (fd < 0)
-		return -errno;
-	char *save = NULL;
-	for (char *c = strtok_r(copy, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
-		int next = openat(fd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		int e = errno;
-		close(fd);
-		if (next < 0)
-			return -e;
-		fd = next;
-	}
-	return fd;
-}
-
 static uint64_t ns_of(const struct statx_timestamp *t)
 {
 	return (uint64_t)t->tv_sec * 1000000000ull + t->tv_nsec;
@@ -127,7 +105,7 @@ static int walk_below(const char *workspace, const char *rel, struct walker *w)
 	_cleanup_close_ int wsfd = open(workspace, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (wsfd < 0)
 		return -errno;
-	_cleanup_close_ int dfd = open_dir_beneath(wsfd, rel);
+	_cleanup_close_ int dfd = tg_fs_open_dir_at(wsfd, rel);
 	if (dfd == -ENOENT || dfd == -ENOTDIR || dfd == -ELOOP)
 		return 0;
 	return dfd < 0 ? dfd : walk(w, dfd, rel);

@@ -246,37 +246,16 @@ int ytree_decode(const char *buf, size_t len, uint64_t hash, size_t srclen, stru
 static int open_dir(const char *dir, size_t trusted, bool create)
 {
 	size_t len = strlen(dir);
-	if (dir[0] != '/' || trusted > len)
+	if (dir[0] != '/' || trusted > len || strstr(dir + trusted, "/.."))
 		return -EINVAL;
 	_cleanup_free_ char *base = tg_strndup(dir, trusted ? trusted : 1);
 	if (!base)
 		return -ENOMEM;
-	int fd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
+	_cleanup_close_ int bfd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (bfd < 0)
 		return -errno;
-	for (const char *p = dir + trusted; *p;) {
-		p += strspn(p, "/");
-		size_t n = strcspn(p, "/");
-		if (n == 0)
-			break;
-		char name[NAME_MAX + 1];
-		if (n > NAME_MAX || (n <= 2 && !strncmp(p, "..", n))) {
-			close(fd);
-			return -EINVAL;
-		}
-		memcpy(name, p, n);
-		name[n] = '\0';
-		p += n;
-		int next = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (next < 0 && errno == ENOENT && create && (mkdirat(fd, name, 0700) == 0 || errno == EEXIST))
-			next = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		int e = errno;
-		close(fd);
-		if (next < 0)
-			return -e;
-		fd = next;
-	}
-	return fd;
+	const char *rel = dir + trusted + strspn(dir + trusted, "/");
+	return create ? tg_fs_mkdirs_at(bfd, rel, 0700) : tg_fs_open_dir_at(bfd, rel);
 }
 
 static int entry_name(char *buf, size_t size, uint64_t hash, size_t len)
