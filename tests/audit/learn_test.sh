@@ -60,18 +60,7 @@ still_safe "$TG_TMP/make.yaml"
 PY=$(python3 -c 'import sys; print(sys.executable)')
 "$PY" -m pip --version >/dev/null 2>&1 || skip "pip is not available for $PY"
 mkdir -p "$TG_TMP/wheels"
-"$PY" - "$TG_TMP/wheels/i13demo-1.0-py3-none-any.whl" <<'EOP'
-import sys, zipfile
-files = {
-    "i13demo/__init__.py": "VALUE = 42\n",
-    "i13demo-1.0.dist-info/METADATA": "Metadata-Version: 2.1\nName: i13demo\nVersion: 1.0\n",
-    "i13demo-1.0.dist-info/WHEEL": "Wheel-Version: 1.0\nGenerator: txguard-test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
-}
-files["i13demo-1.0.dist-info/RECORD"] = "".join(f"{n},,\n" for n in files) + "i13demo-1.0.dist-info/RECORD,,\n"
-with zipfile.ZipFile(sys.argv[1], "w") as z:
-    for n, t in files.items():
-        z.writestr(n, t)
-EOP
+tg_make_wheel "$TG_TMP/wheels/i13demo-1.0-py3-none-any.whl" i13demo 42
 PIP="$PY -m pip install -q --no-index --disable-pip-version-check --find-links $TG_TMP/wheels --target $OUT/site i13demo"
 mkdir -p "$OUT/site"
 # shellcheck disable=SC2086

@@ -53,21 +53,10 @@ if have git; then
 		echo b >> a && git status --short && git diff --stat && git log --oneline'
 fi
 
-# Python: the REPL's history file, pip's cache and an offline install.
+# Python: an offline pip install (pip's cache in ~/.cache), and python3 itself.
 if "$PY" -m pip --version >/dev/null 2>&1; then
 	mkdir -p "$TG_TMP/wheels"
-	"$PY" - "$TG_TMP/wheels/tcdemo-1.0-py3-none-any.whl" <<'EOP'
-import sys, zipfile
-files = {
-    "tcdemo/__init__.py": "VALUE = 7\n",
-    "tcdemo-1.0.dist-info/METADATA": "Metadata-Version: 2.1\nName: tcdemo\nVersion: 1.0\n",
-    "tcdemo-1.0.dist-info/WHEEL": "Wheel-Version: 1.0\nGenerator: txguard-test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
-}
-files["tcdemo-1.0.dist-info/RECORD"] = "".join(f"{n},,\n" for n in files) + "tcdemo-1.0.dist-info/RECORD,,\n"
-with zipfile.ZipFile(sys.argv[1], "w") as z:
-    for n, t in files.items():
-        z.writestr(n, t)
-EOP
+	tg_make_wheel "$TG_TMP/wheels/tcdemo-1.0-py3-none-any.whl" tcdemo 7
 	run pip "$PY" -m pip install -q --no-index --disable-pip-version-check \
 		--find-links "$TG_TMP/wheels" --target "$WS/site" tcdemo
 	[ -e "$WS/site/tcdemo/__init__.py" ] || fail "pip did not install"

@@ -108,3 +108,22 @@ tg_cannot_run() {
 	fi
 	skip "txguard cannot run a command here: $(head -c 300 "$1")"
 }
+
+# tg_make_wheel FILE NAME VALUE: a pure-Python wheel NAME-1.0 at FILE whose
+# package sets VALUE, for offline `pip install --no-index` (needs python3).
+tg_make_wheel() {
+	python3 - "$1" "$2" "$3" <<'EOP'
+import sys, zipfile
+path, name, value = sys.argv[1:4]
+info = f"{name}-1.0.dist-info"
+files = {
+    f"{name}/__init__.py": f"VALUE = {value}\n",
+    f"{info}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n",
+    f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: txguard-test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+}
+files[f"{info}/RECORD"] = "".join(f"{n},,\n" for n in files) + f"{info}/RECORD,,\n"
+with zipfile.ZipFile(path, "w") as z:
+    for n, t in files.items():
+        z.writestr(n, t)
+EOP
+}
