@@ -72,6 +72,44 @@ assert sys.argv[2] in u[0]["paths"], u' "$O/read.json" "$H/.ssh" || fail "deny-r
 	grep -q "^txguard: note: Landlock enforces rule deny-read on" "$O/read.err" || fail "no note after a failed run: $(cat "$O/read.err")"
 fi
 
+# 1b. Each secret the default policy names under $HOME, as a fake here:
+#     exactly one decision (fanotify), or none and listed as unobserved
+#     (Landlock: unprivileged, or a secret inside a writable place such as
+#     ~/.cargo, where Landlock's exclusion also keeps it from being removed).
+fan=no
+runas "$TG_TMP/txguard" doctor --json | grep -q '"fanotify_perm":true' && fan=yes
+homes=$(awk '/^  deny_read:/ { on = 1; next } /^  [a-z_]+:/ || /^[a-z]/ { on = 0 }
+	on && /^ *- *~\// { sub(/#.*/, ""); gsub(/^ *- *~\/| *$/, ""); print }' "$TXGUARD_SOURCE_DIR"/policy.d/*.yaml)
+[ "$(echo "$homes" | wc -l)" -ge 10 ] || fail "the default policy's home secrets were not found: $homes"
+for rel in $homes; do
+	f="$H/$rel"
+	case $rel in
+	.ssh|.aws|.gnupg|.config/gh|.config/gcloud|.azure) f="$f/secret" ;;
+	esac
+	mkdir -p "$(dirname "$f")"
+	echo "PRIVATE-$$" >"$f"
+	[ "${1:-}" = --unpriv ] && chown -R 65534:65534 "$H"
+	tg home -- cat "$f"
+	[ "$(cat "$O/home.rc")" != 0 ] || fail "~/$rel was readable"
+	grep -q "PRIVATE-$$" "$O/home.out" && fail "~/$rel leaked"
+	seen=$(decisions home)
+	case $fan:$rel in
+	yes:.cargo/*) want=unobserved ;;
+	yes:*) want=decision ;;
+	*) want=unobserved ;;
+	esac
+	if [ "$want" = decision ]; then
+		assert_eq "~/$rel: one decision" "deny-read open 1" "$seen"
+		assert_eq "~/$rel: one line" 1 "$(lines home)"
+	else
+		assert_eq "~/$rel: no decision" "" "$seen"
+		"$PY" -c 'import json,sys
+r=json.load(open(sys.argv[1])); f=sys.argv[2]
+assert any(f == q or f.startswith(q + "/") for u in r["unobserved"] for q in u["paths"]), r["unobserved"]' \
+			"$O/home.json" "$f" || fail "~/$rel is neither a decision nor listed as unobserved"
+	fi
+done
+
 # 2. Writing a secret: the tracer refuses (write-only open: judged as a write).
 tg wsecret -- sh -c "echo x > '$H/.ssh/id_rsa'"
 assert_eq "write secret: decisions" "read-only-outside-workspace open 1" "$(decisions wsecret)"
