@@ -144,11 +144,18 @@ static void on_int(int sig)
 static int count_int(long ms)
 {
 	struct sigaction sa = { .sa_handler = on_int };
+	sigset_t block, old;
 	sigaction(SIGINT, &sa, NULL);
+	/* Blocked until sigsuspend: a SIGINT between the test of nint and
+	 * a pause() would be handled there and leave pause() waiting forever. */
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigprocmask(SIG_BLOCK, &block, &old);
 	printf("ready\n");
 	fflush(stdout);
 	while (!nint)
-		pause();
+		sigsuspend(&old);
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	msleep(ms);
 	return nint;
 }
