@@ -398,12 +398,9 @@ void tg_proc_victim_read(pid_t pid, struct tg_proc_victim *v)
 		snprintf(v->comm, sizeof(v->comm), "%.*s", (int)strcspn(buf, "\n"), buf);
 	free(buf);
 	buf = NULL;
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	if (tg_read_file(path, &buf, &len, 1 << 16) == 0) {
-		const char *u = strstr(buf, "\nUid:");
-		if (u)
-			v->uid = strtol(u + 5, NULL, 10);
-	}
+	long uid = tg_proc_status_num(pid, "Uid");
+	if (uid >= 0)
+		v->uid = uid;
 	tg_read_proc_cgroup(pid, v->cgroup, sizeof(v->cgroup));
 }
 
@@ -415,15 +412,22 @@ uint64_t tg_hash_str(const char *s)
 	return h;
 }
 
-pid_t tg_proc_tgid(pid_t tid)
+long tg_proc_status_num(pid_t pid, const char *field)
 {
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	char path[64], key[40];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	snprintf(key, sizeof(key), "\n%s:", field);
 	_cleanup_free_ char *st = NULL;
 	size_t len = 0;
 	int r = tg_read_file(path, &st, &len, 1 << 16);
 	if (r < 0)
 		return r;
-	const char *t = strstr(st, "\nTgid:");
-	return t ? (pid_t)strtol(t + 6, NULL, 10) : -EINVAL;
+	const char *t = strstr(st, key);
+	return t ? strtol(t + strlen(key), NULL, 10) : -ENOENT;
+}
+
+pid_t tg_proc_tgid(pid_t tid)
+{
+	long g = tg_proc_status_num(tid, "Tgid");
+	return (pid_t)g;
 }

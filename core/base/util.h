@@ -107,7 +107,10 @@ int tg_read_file_at(int dirfd, const char *path, int flags, char **out, size_t *
 int tg_cgroup_from_text(const char *text, char *out, size_t size);
 /* The same, read from /proc/PID/cgroup. */
 int tg_read_proc_cgroup(pid_t pid, char *out, size_t size);
-/* The thread group (process) of thread tid, from /proc/TID/status; -errno. */
+/* A numeric field of /proc/PID/status ("Tgid", "TracerPid"; "Uid": the
+ * real one), or -errno (-ENOENT: no such field). */
+long tg_proc_status_num(pid_t pid, const char *field);
+/* The thread group (process) of thread tid; -errno. */
 pid_t tg_proc_tgid(pid_t tid);
 
 /* The program name, real uid and cgroup of pid (op.h): what the process

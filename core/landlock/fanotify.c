@@ -91,14 +91,8 @@ int tg_fanguard_probe(void)
  * is gone or traced by nobody. */
 static pid_t tracer_of(pid_t tid)
 {
-	char path[64];
-	_cleanup_free_ char *st = NULL;
-	size_t len = 0;
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	if (tg_read_file(path, &st, &len, 1 << 16) < 0)
-		return 0;
-	const char *t = strstr(st, "\nTracerPid:");
-	return t ? (pid_t)strtol(t + 11, NULL, 10) : 0;
+	long t = tg_proc_status_num(tid, "TracerPid");
+	return t > 0 ? (pid_t)t : 0;
 }
 
 /* What the opener is calling, from /proc/TID/syscall ("NR ARG1 ARG2 ..."):

@@ -159,14 +159,8 @@ static void tasks_free(struct tracer *t)
 /* The thread group of a task we met before its parent's fork event. */
 static pid_t read_tgid(pid_t tid)
 {
-	char path[64];
-	_cleanup_free_ char *buf = NULL;
-	size_t len;
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	if (tg_read_file(path, &buf, &len, 1 << 16) < 0)
-		return tid;
-	const char *p = strstr(buf, "\nTgid:");
-	return p ? (pid_t)strtol(p + 6, NULL, 10) : tid;
+	pid_t g = tg_proc_tgid(tid);
+	return g > 0 ? g : tid;
 }
 
 /* ---- killing ---- */
