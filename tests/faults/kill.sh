@@ -62,6 +62,33 @@ while [ $i -lt 3000 ]; do
 done
 wait'
 
+# show_stuck PID: what a process that should have ended is doing (its state,
+# kernel wait channel and children), for the failure message.
+show_stuck() {
+	for q in "$1" $(cat "/proc/$1/task/"*/children 2>/dev/null); do
+		[ -d "/proc/$q" ] || continue
+		printf '  pid %s %s wchan=%s: %s\n' "$q" "$(grep '^State:' "/proc/$q/status" 2>/dev/null | tr -s '\t ' ' ')" \
+			"$(cat "/proc/$q/wchan" 2>/dev/null)" "$(tr '\0' ' ' <"/proc/$q/cmdline" 2>/dev/null)" >&2
+	done
+}
+
+# wait_bounded PID WHAT: wait for a child of this shell, 60 s at most; a
+# txguard that does not end is a failure that says where it hangs, not a
+# test killed by meson's timeout.
+wait_bounded() {
+	n=0
+	while kill -0 "$1" 2>/dev/null && [ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" != Z ]; do
+		n=$((n + 1))
+		if [ $n -gt 6000 ]; then
+			show_stuck "$1"
+			kill -KILL "$1" 2>/dev/null || true
+			fail "round $round: $2 did not end within 60 s"
+		fi
+		sleep 0.01
+	done
+	wait "$1" 2>/dev/null
+}
+
 # check_tree_gone: every pid the tree printed is dead (or a zombie waiting
 # for init to reap it) within a second.
 check_tree_gone() {
@@ -86,12 +113,13 @@ finish_round() {
 	fi
 	rc=0
 	if [ $((round % 2)) = 0 ]; then
-		"$TXGUARD" recover -w "$ws" --state-dir "$st" >"$T/rec.out" 2>&1 || rc=$?
 		what="txguard recover"
+		"$TXGUARD" recover -w "$ws" --state-dir "$st" >"$T/rec.out" 2>&1 &
 	else
-		tg -w "$ws" --state-dir "$st" -- true >"$T/rec.out" 2>&1 || rc=$?
 		what="the next txguard -- true"
+		tg -w "$ws" --state-dir "$st" -- true >"$T/rec.out" 2>&1 &
 	fi
+	wait_bounded $! "$what" || rc=$?
 	[ "$rc" = 0 ] || { cat "$T/rec.out" >&2; fail "round $round ($1): $what exited $rc"; }
 	assert_manifest "round $round ($1), after $what" "$T/before" "$ws"
 	no_txn "$st"
@@ -104,13 +132,15 @@ while [ $round -lt "$iters" ]; do
 	fresh_ws 20
 	sig=KILL
 	[ $((round % 3)) = 2 ] && sig=SEGV
-	(exec "$TXGUARD" -q --no-default-policy -p "$T/policy.yaml" -w "$ws" --state-dir "$st" \
-		-- sh -c "$WORKLOAD" >"$T/pids" 2>/dev/null) &
+	# A sanitizer's SIGSEGV handler would report and abort, or wedge in
+	# its symbolizer: the crash modelled here is the kernel's default action.
+	(ASAN_OPTIONS="${ASAN_OPTIONS:-}:handle_segv=0" exec "$TXGUARD" -q --no-default-policy -p "$T/policy.yaml" \
+		-w "$ws" --state-dir "$st" -- sh -c "$WORKLOAD" >"$T/pids" 2>/dev/null) &
 	pid=$!
 	d=$(delay_ms 300)
 	sleep_ms "$d"
 	kill -s "$sig" "$pid" 2>/dev/null || true
-	wait "$pid" 2>/dev/null || true
+	wait_bounded "$pid" "txguard sent SIG$sig" || true
 	finish_round "SIG$sig after ${d}ms"
 	round=$((round + 1))
 done
@@ -130,7 +160,10 @@ while [ $r -lt "$riters" ]; do
 		-- sh -c "$MANY" >/dev/null 2>&1) &
 	pid=$!
 	: >"$T/pids"
+	n=0
 	while kill -0 "$pid" 2>/dev/null; do
+		n=$((n + 1))
+		[ $n -lt 6000 ] || { show_stuck "$pid"; kill -KILL "$pid"; fail "round $round: the failed run did not end within 30 s"; }
 		if ls "$st"/txn/*/progress >/dev/null 2>&1; then
 			kill -STOP "$pid" 2>/dev/null || true
 			sleep_ms "$(delay_ms 3)"
@@ -140,7 +173,7 @@ while [ $r -lt "$riters" ]; do
 		fi
 		sleep 0.005
 	done
-	wait "$pid" 2>/dev/null || true
+	wait_bounded "$pid" "txguard killed mid-restore" || true
 	finish_round "killed during the restore"
 	r=$((r + 1))
 done
