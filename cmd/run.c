@@ -774,36 +774,6 @@ static int finish(struct run *r, const struct tg_run_result *res, int report_fd)
 	return status;
 }
 
-/* The command line as one shell-quoted string, for history and logs. */
-static char *join_argv(char *const *argv)
-{
-	size_t cap = 1;
-	for (size_t i = 0; argv[i]; i++)
-		cap += 4 * strlen(argv[i]) + 3;
-	char *out = malloc(cap), *p = out;
-	if (!out)
-		return NULL;
-	for (size_t i = 0; argv[i]; i++) {
-		if (i)
-			*p++ = ' ';
-		bool plain = *argv[i] && strspn(argv[i], "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@%") == strlen(argv[i]);
-		if (plain) {
-			p = stpcpy(p, argv[i]);
-			continue;
-		}
-		*p++ = '\'';
-		for (const char *c = argv[i]; *c; c++) {
-			if (*c == '\'')
-				p = stpcpy(p, "'\\''");
-			else
-				*p++ = *c;
-		}
-		*p++ = '\'';
-	}
-	*p = '\0';
-	return out;
-}
-
 static const char *home_dir(void)
 {
 	const char *h = getenv("HOME");
@@ -859,7 +829,7 @@ static int setup(struct run *r, int *report_fd, int *log_fd)
 		if (rc < 0)
 			return setup_fail(r, "transaction '%s': %s", o->tx, strerror(-rc));
 	}
-	_cleanup_free_ char *cmdline = join_argv(o->argv);
+	_cleanup_free_ char *cmdline = tg_shell_join(o->argv);
 	if (!cmdline)
 		return setup_fail(r, "out of memory");
 	struct tg_txn_opts topts = {

@@ -404,6 +404,48 @@ void tg_proc_victim_read(pid_t pid, struct tg_proc_victim *v)
 	tg_read_proc_cgroup(pid, v->cgroup, sizeof(v->cgroup));
 }
 
+/* Bytes a shell never treats specially in a word. A table: strspn with a
+ * set this large rebuilds its own table on every call. */
+static bool shell_plain_byte(unsigned char c)
+{
+	static const char extra[] = "_-./=:,+@%";
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       (c && memchr(extra, c, sizeof(extra) - 1));
+}
+
+char *tg_shell_join(char *const *argv)
+{
+	size_t cap = 1;
+	for (size_t i = 0; argv[i]; i++)
+		cap += 4 * strlen(argv[i]) + 3;
+	char *out = malloc(cap), *p = out;
+	if (!out)
+		return NULL;
+	for (size_t i = 0; argv[i]; i++) {
+		const char *a = argv[i];
+		if (i)
+			*p++ = ' ';
+		const char *c = a;
+		while (shell_plain_byte((unsigned char)*c))
+			c++;
+		if (*a && !*c) {
+			memcpy(p, a, (size_t)(c - a));
+			p += c - a;
+			continue;
+		}
+		*p++ = '\'';
+		for (c = a; *c; c++) {
+			if (*c == '\'')
+				p = stpcpy(p, "'\\''");
+			else
+				*p++ = *c;
+		}
+		*p++ = '\'';
+	}
+	*p = '\0';
+	return out;
+}
+
 uint64_t tg_hash_str(const char *s)
 {
 	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a, 64 bits */

@@ -89,6 +89,10 @@ char **tg_strv_pack(char *const *strv, size_t n);
 char **tg_strv_pack_nul(const char *buf, size_t len, size_t n);
 /* Append a copy of s to a NULL-terminated vector; returns 0 or -ENOMEM. */
 int tg_strv_push(char ***strv, const char *s);
+/* argv as one line a POSIX shell reads back into the same words: plain
+ * words as they are, others in single quotes. NULL on ENOMEM. Linear in
+ * the total length (a 100,000-word argv is one pass). */
+char *tg_shell_join(char *const *argv);
 
 /* Full-length I/O, retrying EINTR and short transfers. Return 0 or -errno. */
 int tg_write_all(int fd, const void *buf, size_t len);

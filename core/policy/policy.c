@@ -578,24 +578,6 @@ static void explain_env(const struct tg_policy *p, struct tg_match_env *env, cha
 	env->cwd = inside ? cwd : env->workspace;
 }
 
-static void print_quoted_argv(FILE *out, char *const *argv)
-{
-	for (size_t i = 0; argv[i]; i++) {
-		const char *a = argv[i];
-		bool plain = a[0] && strspn(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-		                               "0123456789-_./=:,+@%") == strlen(a);
-		fputs(i ? " " : "", out);
-		if (plain) {
-			fputs(a, out);
-			continue;
-		}
-		fputc('\'', out);
-		for (const char *c = a; *c; c++)
-			fputs(*c == '\'' ? "'\\''" : (char[]){ *c, 0 }, out);
-		fputc('\'', out);
-	}
-}
-
 /* Print the rules that match op; nm counts those printed so far. */
 static size_t explain_matched(const struct tg_policy *p, const struct tg_match_env *env,
                               const struct tg_op *op, bool json, FILE *out, size_t nm)
@@ -654,8 +636,8 @@ enum tg_action tg_policy_explain_exec(const struct tg_policy *p, char *const *ar
 		json_verdict(out, &v);
 		fputs(",\"matched\":[", out);
 	} else {
-		fputs("command: ", out);
-		print_quoted_argv(out, op.argv);
+		_cleanup_free_ char *line = tg_shell_join(op.argv);
+		fprintf(out, "command: %s", line ? line : "(out of memory)");
 		fprintf(out, "\nprogram: %s\nverdict: %s", op.path ? op.path : "(not found in PATH)",
 		        tg_action_name(v.action));
 		if (v.action == TG_ACT_DENY)
