@@ -113,6 +113,23 @@ for cmd in 'echo "rules: []" > .txguard.yaml' 'rm .txguard.yaml' 'mv .txguard.ya
 done
 rm "$ws/.txguard.yaml"
 
+# --- a PATH search (env, xargs and glibc's execvp try each entry): the
+# misses fail with ENOENT as the kernel's would, unjudged; the program found
+# is judged, once ---
+printf 'version: 1\nrules:\n  - id: no-uname\n    action: deny\n    reason: test\n    exec:\n      program: [uname]\n' \
+	>"$TG_TMP/uname.yaml"
+mkdir -p "$TG_TMP/emptybin"
+rc=0
+"$TXGUARD" -w "$ws" -p "$TG_TMP/uname.yaml" --report "$TG_TMP/path.json" -- \
+	env PATH="$TG_TMP/nobin:$TG_TMP/emptybin:/usr/bin:/bin" uname -a >/dev/null 2>"$TG_TMP/err" || rc=$?
+assert_eq "denied uname found late in PATH: exit" 126 "$rc"
+grep -q '"count": *1[,}]' "$TG_TMP/path.json" || fail "the PATH search's misses were judged: $(cat "$TG_TMP/path.json")"
+grep -Eq '"path": *"(/usr)?/bin/uname"' "$TG_TMP/path.json" || fail "the decision does not name the program found: $(cat "$TG_TMP/path.json")"
+rc=0
+"$TXGUARD" -w "$ws" -- env PATH="$TG_TMP/nobin:$TG_TMP/emptybin" uname 2>"$TG_TMP/err" || rc=$?
+assert_eq "a program in no PATH entry: exit" 127 "$rc"
+grep -q "No such file" "$TG_TMP/err" || fail "env did not see ENOENT: $(cat "$TG_TMP/err")"
+
 # --- the policy cache: used, and out of the command's reach ---
 xdg="$TG_TMP/xdg"
 cache="$xdg/txguard/policy-cache"

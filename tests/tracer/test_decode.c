@@ -239,6 +239,30 @@ Test(decode, bad_arguments_fail_like_the_kernel)
 	tg_op_clear(&op);
 }
 
+/* An exec of a program that is not there fails like the kernel's (ENOENT,
+ * ENOTDIR under a file) before argv is read: a PATH search's misses cost
+ * a stat each, not a read of a 100,000-word argv. An unreadable argv
+ * proves it was not read. One that is there is decoded in full. */
+Test(decode, exec_of_a_missing_program_fails_before_argv)
+{
+	struct tg_op op;
+	char *argv[] = { "sh", "-c", "true", NULL };
+	cr_assert_eq(dec(SYS_execve, U("/nonexistent-txguard/sh"), U(argv), 0, 0, 0, &op), -ENOENT);
+	tg_op_clear(&op);
+	cr_assert_eq(dec(SYS_execve, U("/nonexistent-txguard/sh"), 1 /* unreadable */, 0, 0, 0, &op), -ENOENT);
+	tg_op_clear(&op);
+	cr_assert_eq(dec(SYS_execve, U("/etc/passwd/sh"), U(argv), 0, 0, 0, &op), -ENOTDIR);
+	tg_op_clear(&op);
+	cr_assert_eq(dec(SYS_execveat, (uint64_t)AT_FDCWD, U("no-such-program-here"), U(argv), 0, 0, &op), -ENOENT);
+	tg_op_clear(&op);
+	cr_assert_eq(dec(SYS_execve, U("/bin/sh"), 1, 0, 0, 0, &op), -EFAULT, "a program that is there: argv is read");
+	tg_op_clear(&op);
+	cr_assert_eq(dec(SYS_execve, U("/bin/sh"), U(argv), 0, 0, 0, &op), 0);
+	cr_assert_eq(op.argc, 3);
+	cr_assert_str_eq(op.argv[2], "true");
+	tg_op_clear(&op);
+}
+
 Test(decode, network)
 {
 	struct tg_op op;
