@@ -494,10 +494,12 @@ int tg_parse_args(int argc, char **argv, struct tg_opts *o, FILE *err)
 	 * stops at the first non-option so the command's own flags stay its
 	 * own; other subcommands take options before or after their
 	 * positionals (txguard -q undo ID --force). */
-	if (!(o->argv_copy = drop_words(argc, argv, at, skip)))
-		return -ENOMEM;
 	int sargc = argc - skip;
-	char **sargv = o->argv_copy;
+	char **sargv = argv;
+	/* Without subcommand words getopt reads argv itself: a run's argv
+	 * may hold 100,000 words, not worth a copy. */
+	if (skip > 0 && !(sargv = o->argv_copy = drop_words(argc, argv, at, skip)))
+		return -ENOMEM;
 	optind = 0;
 	opterr = 0;
 	int c;
