@@ -315,7 +315,8 @@ static char *exec_filename(const char *raw, int dirfd)
 	return tg_asprintf("/dev/fd/%d/%s", dirfd, raw);
 }
 
-static struct vetted *vet_exec(pid_t pid, const struct tg_op *op, const uint64_t args[6], const char *raw)
+/* Takes op->argv (packed; a 100,000-word argv is a megabyte: not copied). */
+static struct vetted *vet_exec(pid_t pid, struct tg_op *op, const uint64_t args[6], const char *raw)
 {
 	struct vetted *v = calloc(1, sizeof(*v));
 	int dirfd = op->nr == SYS_execveat ? (int)(int32_t)args[0] : AT_FDCWD;
@@ -326,7 +327,7 @@ static struct vetted *vet_exec(pid_t pid, const struct tg_op *op, const uint64_t
 		goto fail;
 	/* An empty argv reaches the program as { "" } (Linux >= 5.18). */
 	static char *const empty[] = { "", NULL };
-	v->argv = op->argc ? tg_strv_pack(op->argv, op->argc) : tg_strv_pack(empty, 1);
+	v->argv = op->argc ? steal_pointer(&op->argv) : tg_strv_pack(empty, 1);
 	v->filename = exec_filename(raw, dirfd);
 	if (!v->argv || !v->filename)
 		goto fail;
@@ -345,7 +346,7 @@ fail:
 	return NULL;
 }
 
-static void remember_exec(struct tracer *t, pid_t pid, const struct tg_op *op, const uint64_t args[6],
+static void remember_exec(struct tracer *t, pid_t pid, struct tg_op *op, const uint64_t args[6],
                           const char *raw)
 {
 	struct task *k = adopt(t, pid);
@@ -499,7 +500,7 @@ static bool signal_tree_group(struct tracer *t, const struct tg_op *op)
 	return sent;
 }
 
-static void judge(struct tracer *t, pid_t pid, const struct tg_op *op, const uint64_t args[6],
+static void judge(struct tracer *t, pid_t pid, struct tg_op *op, const uint64_t args[6],
                   const char *raw)
 {
 	struct tg_decision dec = { .kind = TG_DEC_ALLOW };
@@ -765,6 +766,44 @@ static bool judge_interpreter(struct tracer *t, pid_t pid, const char *exe, char
 	return false;
 }
 
+static void vetted_freep(struct vetted **v)
+{
+	vetted_free(*v);
+}
+
+/* /proc/PID/cmdline holds exactly want's words, each with its NUL:
+ * streamed, so that a megabyte argv is compared without being held. */
+static bool cmdline_equals(pid_t pid, char *const *want)
+{
+	char path[64], chunk[16384];
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	size_t wi = 0, off = 0, wlen = want[0] ? strlen(want[0]) + 1 : 0;
+	for (;;) {
+		ssize_t n = read(fd, chunk, sizeof(chunk));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n == 0 && !want[wi];
+		for (size_t i = 0; i < (size_t)n;) {
+			if (!want[wi])
+				return false; /* more than was vetted */
+			size_t take = wlen - off < (size_t)n - i ? wlen - off : (size_t)n - i;
+			if (memcmp(chunk + i, want[wi] + off, take) != 0)
+				return false;
+			i += take;
+			off += take;
+			if (off == wlen) {
+				off = 0;
+				wi++;
+				wlen = want[wi] ? strlen(want[wi]) + 1 : 0;
+			}
+		}
+	}
+}
+
 /* sudo's intercept check: what really runs must be what the policy saw at
  * the execve stop, or a second thread rewrote argv or the path in between. */
 static void on_exec_ev(struct tracer *t, pid_t pid, int status)
@@ -772,22 +811,32 @@ static void on_exec_ev(struct tracer *t, pid_t pid, int status)
 	unsigned long former = (unsigned long)pid;
 	_cleanup_free_ char *buf = NULL, *exe = NULL;
 	_cleanup_free_ char **argv = NULL; /* packed */
-	struct vetted *vetted = NULL;
+	struct vetted *vetted __attribute__((cleanup(vetted_freep))) = NULL;
 	struct stat st;
 	char path[64];
 	size_t len = 0;
-	bool ok, interpreted;
+	bool ok, interpreted = false;
+	char *const *ran;
 
 	(void)ptrace(PTRACE_GETEVENTMSG, pid, 0L, &former);
 	struct task *k = exec_takeover(t, pid, (pid_t)former);
 	if (k)
 		vetted = steal_pointer(&k->vetted);
-	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
-	if (tg_read_file(path, &buf, &len, TG_CMDLINE_MAX) == 0)
-		argv = split_cmdline(buf, len);
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
-	ok = exec_matches(vetted, argv, stat(path, &st) == 0 ? &st : NULL, &interpreted);
-	vetted_free(vetted);
+	bool have_exe = stat(path, &st) == 0;
+	if (vetted && have_exe && vetted->ino && st.st_ino == vetted->ino && st.st_dev == vetted->dev &&
+	    cmdline_equals(pid, vetted->argv)) {
+		/* The common case: the vetted file itself, with the vetted argv. */
+		ok = true;
+		ran = vetted->argv;
+	} else {
+		char cpath[64];
+		snprintf(cpath, sizeof(cpath), "/proc/%d/cmdline", (int)pid);
+		if (tg_read_file(cpath, &buf, &len, TG_CMDLINE_MAX) == 0)
+			argv = split_cmdline(buf, len);
+		ok = exec_matches(vetted, argv, have_exe ? &st : NULL, &interpreted);
+		ran = argv;
+	}
 	if (!ok) {
 		tracer_kill(t, pid, "argv changed between check and exec");
 		return;
@@ -801,7 +850,7 @@ static void on_exec_ev(struct tracer *t, pid_t pid, int status)
 	if (interpreted && !judge_interpreter(t, pid, exe, argv))
 		return;
 	if (t->hooks && t->hooks->on_exec)
-		t->hooks->on_exec(t->hooks->ud, pid, exe ? exe : "", argv);
+		t->hooks->on_exec(t->hooks->ud, pid, exe ? exe : "", ran);
 	resume(pid, 0);
 }
 
