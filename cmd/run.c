@@ -829,7 +829,9 @@ static int setup(struct run *r, int *report_fd, int *log_fd)
 		if (rc < 0)
 			return setup_fail(r, "transaction '%s': %s", o->tx, strerror(-rc));
 	}
-	_cleanup_free_ char *cmdline = tg_shell_join(o->argv);
+	/* The history's line: for people, so a 100,000-word argv is cut (the
+	 * report keeps every word). */
+	_cleanup_free_ char *cmdline = tg_shell_join_max(o->argv, 8192);
 	if (!cmdline)
 		return setup_fail(r, "out of memory");
 	struct tg_txn_opts topts = {

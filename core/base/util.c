@@ -413,28 +413,58 @@ static bool shell_plain_byte(unsigned char c)
 	       (c && memchr(extra, c, sizeof(extra) - 1));
 }
 
+/* Bytes `a` takes in tg_shell_join's output; *plain: as it is. */
+static size_t shell_word_len(const char *a, bool *plain)
+{
+	const char *c = a;
+	while (shell_plain_byte((unsigned char)*c))
+		c++;
+	*plain = *a && !*c;
+	if (*plain)
+		return (size_t)(c - a);
+	size_t n = 2;
+	for (c = a; *c; c++)
+		n += *c == '\'' ? 4 : 1;
+	return n;
+}
+
 char *tg_shell_join(char *const *argv)
 {
-	size_t cap = 1;
-	for (size_t i = 0; argv[i]; i++)
-		cap += 4 * strlen(argv[i]) + 3;
-	char *out = malloc(cap), *p = out;
+	return tg_shell_join_max(argv, SIZE_MAX);
+}
+
+char *tg_shell_join_max(char *const *argv, size_t max)
+{
+	static const char more[] = " ... (%zu more arguments)";
+	size_t len = 0, n = 0, fit = 0;
+	bool plain;
+	for (; argv[n]; n++) {
+		size_t w = shell_word_len(argv[n], &plain) + (n > 0);
+		/* The program always; then the words that fit whole. */
+		if (fit == n && (n == 0 || (len <= max && w <= max - len))) {
+			len += w;
+			fit++;
+		}
+		if (fit < n && max != SIZE_MAX)
+			break; /* the rest is only counted */
+	}
+	while (argv[n])
+		n++;
+	char *out = malloc(len + sizeof(more) + 3 * sizeof(size_t)), *p = out;
 	if (!out)
 		return NULL;
-	for (size_t i = 0; argv[i]; i++) {
+	for (size_t i = 0; i < fit; i++) {
 		const char *a = argv[i];
 		if (i)
 			*p++ = ' ';
-		const char *c = a;
-		while (shell_plain_byte((unsigned char)*c))
-			c++;
-		if (*a && !*c) {
-			memcpy(p, a, (size_t)(c - a));
-			p += c - a;
+		size_t w = shell_word_len(a, &plain);
+		if (plain) {
+			memcpy(p, a, w);
+			p += w;
 			continue;
 		}
 		*p++ = '\'';
-		for (c = a; *c; c++) {
+		for (const char *c = a; *c; c++) {
 			if (*c == '\'')
 				p = stpcpy(p, "'\\''");
 			else
@@ -443,6 +473,8 @@ char *tg_shell_join(char *const *argv)
 		*p++ = '\'';
 	}
 	*p = '\0';
+	if (fit < n)
+		sprintf(p, more, n - fit);
 	return out;
 }
 

@@ -200,6 +200,27 @@ Test(argv, shell_join_fixed)
 	}
 }
 
+/* tg_shell_join_max: whole words while they fit, the program always, the
+ * rest counted. */
+Test(argv, shell_join_max_cuts_at_a_word)
+{
+	char *w[] = { "prog", "aaaa", "b c", "dd", NULL };
+	char *line = tg_shell_join_max(w, 9);
+	cr_assert_not_null(line);
+	cr_expect_str_eq(line, "prog aaaa ... (2 more arguments)");
+	free(line);
+	line = tg_shell_join_max(w, 2);
+	cr_expect_str_eq(line, "prog ... (3 more arguments)", "the program even when it alone is longer");
+	free(line);
+	line = tg_shell_join_max(w, 100);
+	cr_expect_str_eq(line, "prog aaaa 'b c' dd");
+	free(line);
+	char *none[] = { NULL };
+	line = tg_shell_join_max(none, 0);
+	cr_expect_str_eq(line, "");
+	free(line);
+}
+
 Test(argv, shell_join_round_trips)
 {
 	static const char alphabet[] = "ab Z09'\"\\$ `\t\n;&|*?~#()=,:@%+-_./\xc3\xa9\x01";
