@@ -1107,6 +1107,32 @@ static int drop_ptrace_cap(void)
 	return syscall(SYS_capset, &h, d) < 0 ? -errno : 0;
 }
 
+/* execvp's PATH search, done before the filter is loaded: each miss would
+ * otherwise be a trapped execve (a stop and a stat in the tracer), and a
+ * PATH of 16 entries before /usr/bin makes 15 of them. Finds what execvp
+ * would run first: a regular file we may execute. Not found (or a name
+ * with a slash): false, and execvp searches itself. */
+static bool find_in_path(const char *file, char *out, size_t size)
+{
+	if (!*file || strchr(file, '/'))
+		return false;
+	const char *path = getenv("PATH");
+	if (!path)
+		path = "/bin:/usr/bin"; /* glibc's default */
+	for (const char *p = path;; p++) {
+		const char *end = strchrnul(p, ':');
+		int len = (int)(end - p);
+		int n = len ? snprintf(out, size, "%.*s/%s", len, p, file) : snprintf(out, size, "%s", file);
+		struct stat st;
+		if (n > 0 && (size_t)n < size && stat(out, &st) == 0 && S_ISREG(st.st_mode) &&
+		    access(out, X_OK) == 0)
+			return true;
+		if (!*end)
+			return false;
+		p = end;
+	}
+}
+
 static void child_main(const struct tracer *t, int go_fd, int err_fd, const sigset_t *mask,
                        const struct sigaction *chld) TG_NORETURN;
 static void child_main(const struct tracer *t, int go_fd, int err_fd, const sigset_t *mask,
@@ -1136,9 +1162,15 @@ static void child_main(const struct tracer *t, int go_fd, int err_fd, const sigs
 		child_fail(err_fd, STAGE_SETUP, -r);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		child_fail(err_fd, STAGE_FILTER, errno);
+	char found[PATH_MAX];
+	bool have = find_in_path(opts->argv[0], found, sizeof(found));
 	r = tg_filter_load_prog(t->prog);
 	if (r < 0)
 		child_fail(err_fd, STAGE_FILTER, -r);
+	/* What execv cannot run (a script without #!, a file gone since),
+	 * execvp tries again with its own rules and errors. */
+	if (have)
+		execv(found, opts->argv);
 	execvp(opts->argv[0], opts->argv);
 	/* The caller says why (res->exec_errno), unless its policy already did. */
 	child_fail(err_fd, STAGE_EXEC, errno);

@@ -130,6 +130,19 @@ rc=0
 assert_eq "a program in no PATH entry: exit" 127 "$rc"
 grep -q "No such file" "$TG_TMP/err" || fail "env did not see ENOENT: $(cat "$TG_TMP/err")"
 
+# --- txguard's own PATH search (done before the filter, as execvp would):
+# a directory or a file we may not execute named like the program is
+# passed over; a script without #! still runs through sh ---
+mkdir -p "$TG_TMP/pathdirs/a/tg-prog" "$TG_TMP/pathdirs/b" "$TG_TMP/pathdirs/c"
+printf '#!/bin/sh\necho wrong\n' >"$TG_TMP/pathdirs/b/tg-prog"
+chmod 644 "$TG_TMP/pathdirs/b/tg-prog"
+printf 'echo "right $1"\n' >"$TG_TMP/pathdirs/c/tg-prog"
+chmod 755 "$TG_TMP/pathdirs/c/tg-prog"
+rc=0
+out=$(PATH="$TG_TMP/pathdirs/a:$TG_TMP/pathdirs/b:$TG_TMP/pathdirs/c:$PATH" "$TXGUARD" -q -w "$ws" -- tg-prog x 2>"$TG_TMP/err") || rc=$?
+assert_eq "PATH search: exit" 0 "$rc"
+assert_eq "PATH search: the program run" "right x" "$out"
+
 # --- the policy cache: used, and out of the command's reach ---
 xdg="$TG_TMP/xdg"
 cache="$xdg/txguard/policy-cache"
