@@ -201,6 +201,14 @@ char *tg_path_join(const char *base, const char *rel)
 	return sbuf_finish(&b);
 }
 
+bool tg_path_is_kernel_name(const char *path)
+{
+	static const char deleted[] = " (deleted)";
+	size_t l = strlen(path);
+	return strncmp(path, "/memfd:", 7) == 0 ||
+	       (l >= sizeof(deleted) - 1 && strcmp(path + l - (sizeof(deleted) - 1), deleted) == 0);
+}
+
 bool tg_path_is_under(const char *path, const char *dir)
 {
 	if (!path || !dir || path[0] != '/' || dir[0] != '/')

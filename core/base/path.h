@@ -18,6 +18,11 @@ char *tg_path_normalize(const char *abs);
  * normalised. NULL on error. */
 char *tg_path_join(const char *base, const char *rel);
 
+/* Names the kernel makes up for an open file without one ("/memfd:x
+ * (deleted)", "/ws/tool (deleted)"), as /proc/PID/fd/N and /proc/PID/exe
+ * show them: no lookup finds them, yet an exec through the fd runs. */
+bool tg_path_is_kernel_name(const char *path);
+
 /* True when path equals dir or lies beneath it (both normalised, absolute). */
 bool tg_path_is_under(const char *path, const char *dir);
 /* The part of path beneath dir ("" when equal; no leading "/"), pointing

@@ -1016,17 +1016,6 @@ static int read_cwd(pid_t pid, char *buf, size_t bufsz)
 	return buf[0] == '/' ? 0 : -EINVAL;
 }
 
-/* Names the kernel makes up for a file without one ("/memfd:x (deleted)",
- * "/ws/tool (deleted)") are no path a lookup could find: stat says ENOENT
- * although the exec would run the open file. */
-static bool is_kernel_name(const char *path)
-{
-	static const char deleted[] = " (deleted)";
-	size_t l = strlen(path);
-	return strncmp(path, "/memfd:", 7) == 0 ||
-	       (l >= sizeof(deleted) - 1 && strcmp(path + l - (sizeof(deleted) - 1), deleted) == 0);
-}
-
 /* A shell looks a command up by trying execve on every PATH entry. Only a
  * named file that is not there counts as missing: execveat(fd, "",
  * AT_EMPTY_PATH) runs an open file whatever its name says. op->path is in
@@ -1036,7 +1025,7 @@ static bool program_missing(const struct tg_op *op)
 	struct stat st;
 	if (!op || op->kind != TG_OP_EXEC || op->pid <= 0 || !op->path || op->path[0] != '/')
 		return false;
-	if ((op->flags & AT_EMPTY_PATH) || is_kernel_name(op->path))
+	if ((op->flags & AT_EMPTY_PATH) || tg_path_is_kernel_name(op->path))
 		return false;
 	return lstat(op->path, &st) < 0 && errno == ENOENT;
 }

@@ -619,20 +619,20 @@ static int decode_proc(pid_t pid, const struct tg_syscall *sc, const struct raw 
 	return 0;
 }
 
-/* An execve of a program that is not there fails with ENOENT (or ENOTDIR)
- * before the kernel looks at argv: the tracer fails it the same way
- * without running it, so a name created a moment later cannot slip in
- * unvetted. An empty path (AT_EMPTY_PATH) names an open file; any other
- * error (EACCES in our view, ELOOP) leaves the judging to the policy and
- * the outcome to the kernel. */
-static int exec_absent(const struct tg_op *op)
+/* An execve of a program that is not there (in our view of the tracee's
+ * resolved path) fails with ENOENT or ENOTDIR before the kernel looks at
+ * argv: nothing to read. AT_EMPTY_PATH, or a path through a magic link to
+ * a memfd or a deleted file (/proc/PID/fd/N: a kernel-made name), runs an
+ * open file: judged as ever. Whatever else the kernel might still run (a
+ * name made in between) is why this is TG_DECODE_ABSENT, not an error. */
+static bool exec_absent(const struct tg_op *op, const char *raw)
 {
 	struct stat st;
-	if (!op->path || !op->path[0])
-		return 0;
+	if (!raw || !raw[0] || !op->path || tg_path_is_kernel_name(op->path))
+		return false;
 	if ((op->follow ? stat(op->path, &st) : lstat(op->path, &st)) == 0)
-		return 0;
-	return errno == ENOENT || errno == ENOTDIR ? -errno : 0;
+		return false;
+	return errno == ENOENT || errno == ENOTDIR;
 }
 
 int tg_decode(pid_t pid, long nr, const uint64_t args[6], struct tg_op *op)
@@ -685,14 +685,18 @@ int tg_decode_full(pid_t pid, long nr, const uint64_t args[6], struct tg_op *op,
 		}
 	}
 	if (sc->kind == TG_OP_EXEC) {
-		/* The program first: a shell's or execvp's PATH search tries
+		/* The program first: execvp's PATH search (env, xargs) tries
 		 * names that do not exist, and each would otherwise cost a
 		 * read of the whole argv (100,000 arguments: 17 ms, times
 		 * the PATH entries before the right one). */
-		e = decode_paths(pid, sc, &r, op, resolve, raw_path);
-		if (e == 0)
-			e = exec_absent(op);
-		return e < 0 ? e : decode_strings(pid, &r, op);
+		_cleanup_free_ char *raw = NULL;
+		e = decode_paths(pid, sc, &r, op, resolve, &raw);
+		if (e < 0)
+			return e;
+		bool absent = exec_absent(op, raw);
+		if (raw_path)
+			*raw_path = steal_pointer(&raw);
+		return absent ? TG_DECODE_ABSENT : decode_strings(pid, &r, op);
 	}
 	e = decode_strings(pid, &r, op);
 	if (e < 0)

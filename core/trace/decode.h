@@ -16,9 +16,15 @@
 /* tg_decode() result: nothing for anybody to judge (a read-only openat2, a
  * sendmsg without an address); the tracer lets the call run. */
 #define TG_DECODE_SKIP 1
+/* An execve of a program that is not there: argv was not read (op->argv
+ * is NULL). The kernel fails it with ENOENT; should it run after all
+ * (a name made in between, a path through a magic link), the tracer must
+ * judge it at PTRACE_EVENT_EXEC from what really runs. */
+#define TG_DECODE_ABSENT 2
 
 /* Decode syscall `nr` with `args` made by thread `pid` into `op` (zeroed
- * first; release with tg_op_clear()). Returns 0, TG_DECODE_SKIP, or -errno:
+ * first; release with tg_op_clear()). Returns 0, TG_DECODE_SKIP,
+ * TG_DECODE_ABSENT (execve only), or -errno:
  * the error the call itself would fail with when its arguments cannot be
  * read (EFAULT, ENAMETOOLONG, E2BIG, EBADF, ENOENT for an empty path...),
  * which the tracer then returns to the tracee without running the call. */

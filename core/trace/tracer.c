@@ -70,6 +70,10 @@ struct task {
 	pid_t tgid;
 	bool announced;          /* on_spawn() called (or the main child) */
 	struct vetted *vetted;   /* this thread's last allowed execve */
+	/* Its last execve was of a program that was not there
+	 * (TG_DECODE_ABSENT): the kernel should fail it, and if it
+	 * runs all the same, it is judged after the fact. */
+	bool exec_unvetted;
 	struct task *next;
 };
 
@@ -354,6 +358,7 @@ static void remember_exec(struct tracer *t, pid_t pid, struct tg_op *op, const u
 		return;
 	vetted_free(k->vetted);
 	k->vetted = vet_exec(pid, op, args, raw);
+	k->exec_unvetted = false;
 	/* Without a record the exec event will kill the tree: fail closed. */
 }
 
@@ -577,6 +582,19 @@ static void report_unnamed_root(struct tracer *t, pid_t pid, struct tg_op *op, c
 	op->path = path;
 }
 
+/* An execve of a program that is not there runs on, for the kernel to
+ * fail it with ENOENT. No record is left to match, so should it run all
+ * the same, the exec event judges what ran (judge_after_exec). */
+static void let_absent_exec_fail(struct tracer *t, pid_t pid)
+{
+	struct task *k = adopt(t, pid);
+	if (!k)
+		return;
+	vetted_free(steal_pointer(&k->vetted));
+	k->exec_unvetted = true;
+	resume(pid, 0);
+}
+
 static void on_seccomp(struct tracer *t, pid_t pid, int status)
 {
 	/* Zeroed for memcheck, which does not know that the kernel fills it. */
@@ -610,6 +628,8 @@ static void on_seccomp(struct tracer *t, pid_t pid, int status)
 		r = find_victims(t, &op);
 	if (r == TG_DECODE_SKIP)
 		resume(pid, 0);
+	else if (r == TG_DECODE_ABSENT)
+		let_absent_exec_fail(t, pid);
 	else if (r < 0) {
 		/* Unreadable arguments: fail the call as the kernel would. */
 		(void)deny(pid, -r);
@@ -688,6 +708,7 @@ static struct task *exec_takeover(struct tracer *t, pid_t pid, pid_t former)
 	if (k && f) {
 		vetted_free(k->vetted);
 		k->vetted = steal_pointer(&f->vetted);
+		k->exec_unvetted = f->exec_unvetted;
 		task_del(t, former);
 	}
 	if (k)
@@ -737,15 +758,17 @@ static bool exec_matches(const struct vetted *v, char *const *real, const struct
 	       strcmp(real[rn - vn - 1], v->filename) == 0;
 }
 
-/* Ask the policy about the interpreter the kernel ran for a vetted script.
- * Returns false when the tree is being killed. */
-static bool judge_interpreter(struct tracer *t, pid_t pid, const char *exe, char **argv)
+/* Ask the policy about a program the kernel already runs: the interpreter
+ * of a vetted script, or an exec that was let through to fail and did not
+ * (`what` names which). Too late to fail the call: anything but allow
+ * kills the tree. Returns false when the tree is being killed. */
+static bool judge_after_exec(struct tracer *t, pid_t pid, const char *what, const char *exe, char **argv)
 {
 	struct tg_decision dec = { .kind = TG_DEC_ALLOW };
 	struct tg_op op = {
 		.kind = TG_OP_EXEC,
 		.nr = SYS_execve,
-		.name = "execve(interpreter)",
+		.name = what,
 		.pid = pid,
 		.path = (char *)exe,
 		.follow = true,
@@ -754,7 +777,7 @@ static bool judge_interpreter(struct tracer *t, pid_t pid, const char *exe, char
 	};
 
 	if (!exe) {
-		tracer_kill(t, pid, "cannot read the interpreter of a script (/proc/PID/exe)");
+		tracer_kill(t, pid, "cannot read what an exec runs (/proc/PID/exe)");
 		return false;
 	}
 	if (t->hooks && t->hooks->on_op)
@@ -815,13 +838,16 @@ static void on_exec_ev(struct tracer *t, pid_t pid, int status)
 	struct stat st;
 	char path[64];
 	size_t len = 0;
-	bool ok, interpreted = false;
+	bool ok, interpreted = false, unvetted = false;
 	char *const *ran;
 
 	(void)ptrace(PTRACE_GETEVENTMSG, pid, 0L, &former);
 	struct task *k = exec_takeover(t, pid, (pid_t)former);
-	if (k)
+	if (k) {
 		vetted = steal_pointer(&k->vetted);
+		unvetted = k->exec_unvetted && !vetted;
+		k->exec_unvetted = false;
+	}
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
 	bool have_exe = stat(path, &st) == 0;
 	if (vetted && have_exe && vetted->ino && st.st_ino == vetted->ino && st.st_dev == vetted->dev &&
@@ -834,7 +860,8 @@ static void on_exec_ev(struct tracer *t, pid_t pid, int status)
 		snprintf(cpath, sizeof(cpath), "/proc/%d/cmdline", (int)pid);
 		if (tg_read_file(cpath, &buf, &len, TG_CMDLINE_MAX) == 0)
 			argv = split_cmdline(buf, len);
-		ok = exec_matches(vetted, argv, have_exe ? &st : NULL, &interpreted);
+		/* Let through to fail, it ran: nothing to match, judge it. */
+		ok = unvetted ? argv != NULL : exec_matches(vetted, argv, have_exe ? &st : NULL, &interpreted);
 		ran = argv;
 	}
 	if (!ok) {
@@ -847,7 +874,9 @@ static void on_exec_ev(struct tracer *t, pid_t pid, int status)
 	 * denied (or a filename swapped to a denied program that then
 	 * passes as "the interpreter") would run unvetted. Too late to fail
 	 * the exec, so anything but allow kills the tree. */
-	if (interpreted && !judge_interpreter(t, pid, exe, argv))
+	if (interpreted && !judge_after_exec(t, pid, "execve(interpreter)", exe, argv))
+		return;
+	if (unvetted && !judge_after_exec(t, pid, "execve(after the fact)", exe, argv))
 		return;
 	if (t->hooks && t->hooks->on_exec)
 		t->hooks->on_exec(t->hooks->ud, pid, exe ? exe : "", ran);

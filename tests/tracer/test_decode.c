@@ -5,6 +5,7 @@
 #include <linux/openat2.h>
 #include <limits.h>
 #include <netinet/in.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -17,6 +18,7 @@
 #include "trace/decode.h"
 #include "trace/filter.h"
 #include "trace/syscalls.h"
+#include "base/path.h"
 #include "base/util.h"
 
 #define U(p) ((uint64_t)(uintptr_t)(p))
@@ -239,21 +241,23 @@ Test(decode, bad_arguments_fail_like_the_kernel)
 	tg_op_clear(&op);
 }
 
-/* An exec of a program that is not there fails like the kernel's (ENOENT,
- * ENOTDIR under a file) before argv is read: a PATH search's misses cost
- * a stat each, not a read of a 100,000-word argv. An unreadable argv
- * proves it was not read. One that is there is decoded in full. */
-Test(decode, exec_of_a_missing_program_fails_before_argv)
+/* An exec of a program that is not there is TG_DECODE_ABSENT, its argv
+ * unread: a PATH search's misses cost a stat each, not a read of a
+ * 100,000-word argv. An unreadable argv proves it was not read. A program
+ * that is there, or an open file's kernel-made name, is decoded in full. */
+Test(decode, exec_of_a_missing_program_skips_argv)
 {
 	struct tg_op op;
 	char *argv[] = { "sh", "-c", "true", NULL };
-	cr_assert_eq(dec(SYS_execve, U("/nonexistent-txguard/sh"), U(argv), 0, 0, 0, &op), -ENOENT);
+	cr_assert_eq(dec(SYS_execve, U("/nonexistent-txguard/sh"), U(argv), 0, 0, 0, &op), TG_DECODE_ABSENT);
+	cr_assert_null(op.argv);
+	cr_assert_str_eq(op.path, "/nonexistent-txguard/sh");
 	tg_op_clear(&op);
-	cr_assert_eq(dec(SYS_execve, U("/nonexistent-txguard/sh"), 1 /* unreadable */, 0, 0, 0, &op), -ENOENT);
+	cr_assert_eq(dec(SYS_execve, U("/nonexistent-txguard/sh"), 1 /* unreadable */, 0, 0, 0, &op), TG_DECODE_ABSENT);
 	tg_op_clear(&op);
-	cr_assert_eq(dec(SYS_execve, U("/etc/passwd/sh"), U(argv), 0, 0, 0, &op), -ENOTDIR);
+	cr_assert_eq(dec(SYS_execve, U("/etc/passwd/sh"), U(argv), 0, 0, 0, &op), TG_DECODE_ABSENT, "ENOTDIR");
 	tg_op_clear(&op);
-	cr_assert_eq(dec(SYS_execveat, (uint64_t)AT_FDCWD, U("no-such-program-here"), U(argv), 0, 0, &op), -ENOENT);
+	cr_assert_eq(dec(SYS_execveat, (uint64_t)AT_FDCWD, U("no-such-program-here"), U(argv), 0, 0, &op), TG_DECODE_ABSENT);
 	tg_op_clear(&op);
 	cr_assert_eq(dec(SYS_execve, U("/bin/sh"), 1, 0, 0, 0, &op), -EFAULT, "a program that is there: argv is read");
 	tg_op_clear(&op);
@@ -261,6 +265,18 @@ Test(decode, exec_of_a_missing_program_fails_before_argv)
 	cr_assert_eq(op.argc, 3);
 	cr_assert_str_eq(op.argv[2], "true");
 	tg_op_clear(&op);
+	/* A deleted file through its fd: the kernel-made name is no miss. */
+	char tmpl[] = "/tmp/tg-decode-XXXXXX";
+	int fd = mkstemp(tmpl);
+	cr_assert_geq(fd, 0);
+	unlink(tmpl);
+	char viafd[64];
+	snprintf(viafd, sizeof(viafd), "/proc/self/fd/%d", fd);
+	cr_assert_eq(dec(SYS_execve, U(viafd), U(argv), 0, 0, 0, &op), 0);
+	cr_assert(tg_path_is_kernel_name(op.path), "%s", op.path);
+	cr_assert_eq(op.argc, 3);
+	tg_op_clear(&op);
+	close(fd);
 }
 
 Test(decode, network)
