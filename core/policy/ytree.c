@@ -8,17 +8,13 @@
  */
 #include "ytree.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include "base/fs.h"
+#include "base/cache.h"
 #include "base/util.h"
 
 #define Y_MAGIC "TGYTREE1"
@@ -236,27 +232,7 @@ int ytree_decode(const char *buf, size_t len, uint64_t hash, size_t srclen, stru
 	return r;
 }
 
-/* ---- the directory ---- */
-
-/* dir, without following a symlink below its first `trusted` bytes (the
- * user's own HOME or XDG_STATE_HOME, which may well be reached through
- * one). Below it, the command may create what is missing in a writable
- * place (~/.local/state): a symlink there would send the cache where the
- * command writes. With create, missing directories are made 0700. */
-static int open_dir(const char *dir, size_t trusted, bool create)
-{
-	size_t len = strlen(dir);
-	if (dir[0] != '/' || trusted > len || strstr(dir + trusted, "/.."))
-		return -EINVAL;
-	_cleanup_free_ char *base = tg_strndup(dir, trusted ? trusted : 1);
-	if (!base)
-		return -ENOMEM;
-	_cleanup_close_ int bfd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (bfd < 0)
-		return -errno;
-	const char *rel = dir + trusted + strspn(dir + trusted, "/");
-	return create ? tg_fs_mkdirs_at(bfd, rel, 0700) : tg_fs_open_dir_at(bfd, rel);
-}
+/* ---- the directory (base/cache.h) ---- */
 
 static int entry_name(char *buf, size_t size, uint64_t hash, size_t len)
 {
@@ -270,65 +246,19 @@ int ytree_load(const char *dir, size_t trusted, uint64_t hash, size_t len, struc
 	*out = (struct ytree){ 0 };
 	if (entry_name(name, sizeof(name), hash, len) < 0)
 		return 0;
-	_cleanup_close_ int dfd = open_dir(dir, trusted, false);
-	if (dfd < 0)
-		return dfd == -ENOMEM ? -ENOMEM : 0;
 	_cleanup_free_ char *buf = NULL;
 	size_t n = 0;
-	int r = tg_read_file_at(dfd, name, O_NOFOLLOW, &buf, &n, Y_MAX_ENTRY);
-	if (r == -ENOMEM)
-		return r;
-	return r < 0 ? 0 : ytree_decode(buf, n, hash, len, out);
-}
-
-/* Past Y_MAX_ENTRIES, drop every entry but `keep` (policies change rarely;
- * a cleared cache costs one parse per file). */
-static void prune(int dfd, const char *keep)
-{
-	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = fd < 0 ? NULL : fdopendir(fd);
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
-		return;
-	}
-	size_t n = 0;
-	for (struct dirent *de; (de = readdir(d));)
-		n += de->d_name[0] != '.';
-	if (n > Y_MAX_ENTRIES) {
-		rewinddir(d);
-		for (struct dirent *de; (de = readdir(d));)
-			if (de->d_name[0] != '.' && strcmp(de->d_name, keep) != 0)
-				(void)unlinkat(dfd, de->d_name, 0);
-	}
-	closedir(d);
+	int r = tg_cache_get(dir, trusted, name, Y_MAX_ENTRY, &buf, &n);
+	return r <= 0 ? r : ytree_decode(buf, n, hash, len, out);
 }
 
 int ytree_store(const char *dir, size_t trusted, uint64_t hash, size_t len, const struct ynode *root)
 {
-	char name[64], tmp[80];
+	char name[64];
 	_cleanup_free_ char *buf = NULL;
 	size_t n = 0;
 	int r = entry_name(name, sizeof(name), hash, len);
 	if (r < 0 || (r = ytree_encode(root, hash, len, &buf, &n)) < 0)
 		return r;
-	_cleanup_close_ int dfd = open_dir(dir, trusted, true);
-	if (dfd < 0)
-		return dfd;
-	/* A name of our own: concurrent runs store the same entry alike. */
-	snprintf(tmp, sizeof(tmp), ".tmp-%d-%s", (int)getpid(), name);
-	int fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -errno;
-	r = tg_write_all(fd, buf, n);
-	if (close(fd) < 0 && r == 0)
-		r = -errno;
-	if (r == 0 && renameat(dfd, tmp, dfd, name) < 0)
-		r = -errno;
-	if (r < 0) {
-		(void)unlinkat(dfd, tmp, 0);
-		return r;
-	}
-	prune(dfd, name);
-	return 0;
+	return tg_cache_put(dir, trusted, name, buf, n, Y_MAX_ENTRIES);
 }

@@ -1,0 +1,28 @@
+/* cache.h — a directory of small files that start-up can reuse: parsed
+ * policy trees (policy/ytree.c), the compiled seccomp filter
+ * (trace/filter.c). Each entry is named by a key of its inputs; its reader
+ * checks what it reads (magic, sizes, checksum) and takes anything off as
+ * a miss. A cache that cannot be read or written only costs the work it
+ * would have saved: nothing here is an error a caller must act on.
+ *
+ * Below dir's first `trusted` bytes (the user's HOME or XDG_STATE_HOME,
+ * which may well be reached through a symlink) no symlink is followed, and
+ * missing directories are made 0700: the command may create what is
+ * missing in ~/.local/state, and a symlink it planted there would send the
+ * cache where it writes. */
+#ifndef TG_BASE_CACHE_H
+#define TG_BASE_CACHE_H
+
+#include <stddef.h>
+
+/* The entry `name` (no slash) if dir holds one of at most max bytes: 1 with
+ * *buf (malloc'ed, NUL-terminated) and *len, 0 when not, or -ENOMEM. */
+int tg_cache_get(const char *dir, size_t trusted, const char *name, size_t max, char **buf, size_t *len);
+
+/* Store buf as `name`: a temp file of this process renamed into place (no
+ * fsync: a torn entry is a miss). Past max_entries entries in dir, the
+ * others are dropped. 0 or -errno, which callers may ignore. */
+int tg_cache_put(const char *dir, size_t trusted, const char *name, const void *buf, size_t len,
+                 size_t max_entries);
+
+#endif
