@@ -48,7 +48,8 @@ struct run {
 	bool chdir_workspace;            /* -w given and cwd outside it: run CMD there */
 	char error[512];                 /* why setup failed, for the report */
 	char *ws_policy;                 /* <workspace>/.txguard.yaml */
-	char *policy_cache;              /* parsed policy trees (tg_policy_cache), or NULL */
+	char *policy_cache;              /* parsed policy trees and the compiled filter, or NULL */
+	size_t policy_cache_trusted;     /* its leading part that may hold symlinks */
 	pid_t main_pid;                  /* the command's main process, once it ran; -1 once gone */
 	char *last_denial;               /* the last denial line printed, and by whom */
 	pid_t last_denial_pid;
@@ -635,6 +636,7 @@ static int load_policy(struct run *r)
 		return -ENOMEM;
 	struct tg_policy_cache cache = { 0 };
 	cache.dir = r->policy_cache = policy_cache_dir(r->o, &cache.trusted);
+	r->policy_cache_trusted = cache.trusted;
 	struct tg_policy_diags diags = { 0 };
 	int rc = tg_policy_load_cached(&r->policy, (const char *const *)paths, tg_strv_len(paths), &diags,
 	                               &cache);
@@ -984,11 +986,12 @@ int tg_cmd_run(struct tg_opts *o)
 		.on_exit = on_exit_hook, .on_kill = on_kill, .on_result = on_result,
 		.on_fixed = on_fixed, .on_unnamed_root = on_unnamed_root,
 	};
-	/* Compiled once, here: a bad config is reported before anything
-	 * forks, and the tracer loads this very program. */
+	/* Compiled once, here, or read back from the policy cache: a bad
+	 * config is reported before anything forks, and the tracer loads
+	 * this very program. */
 	const char *bad = NULL;
 	struct tg_filter_prog prog;
-	rc = tg_filter_prepare(&topts.filter, &prog, &bad);
+	rc = tg_filter_prepare_cached(&topts.filter, &prog, &bad, r.policy_cache, r.policy_cache_trusted);
 	topts.prog = &prog;
 	if (rc < 0) {
 		if (bad)

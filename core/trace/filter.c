@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "syscalls.h"
+#include "base/cache.h"
 #include "base/util.h"
 
 static void ctx_releasep(scmp_filter_ctx *ctx)
@@ -228,5 +229,121 @@ int tg_filter_load_prog(const struct tg_filter_prog *prog)
 	if (errno != ENOSYS)
 		return -errno;
 	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog->fprog, 0, 0) < 0 ? -errno : 0;
+}
+
+/* ---- the cache ---- */
+
+#define BPF_MAGIC "TGBPF001"
+
+struct bpf_hdr {
+	char magic[8];
+	uint64_t key;
+	uint32_t n;   /* instructions that follow; then a uint64_t checksum */
+	uint32_t pad;
+};
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 0x100000001b3ull;
+	return h;
+}
+
+/* Everything the program depends on. The binary itself stands for the
+ * code that builds it (any rebuild is a new key); the table and the config
+ * are hashed as values; libseccomp's version and API level as it reports
+ * them. 0 when the binary cannot be stat'ed: no caching then. */
+static uint64_t filter_key(const struct tg_filter_config *cfg)
+{
+	struct stat self;
+	if (stat("/proc/self/exe", &self) < 0)
+		return 0;
+	uint64_t h = 0xcbf29ce484222325ull;
+	const uint64_t bin[] = { self.st_dev, self.st_ino, (uint64_t)self.st_size,
+		                 (uint64_t)self.st_mtim.tv_sec, (uint64_t)self.st_mtim.tv_nsec };
+	h = fnv(h, bin, sizeof(bin));
+	const struct scmp_version *v = seccomp_version();
+	const uint32_t lib[] = { v ? v->major : 0, v ? v->minor : 0, v ? v->micro : 0,
+		                 (uint32_t)seccomp_api_get(), cfg->trap_network };
+	h = fnv(h, lib, sizeof(lib));
+	for (size_t i = 0; i < cfg->ndenied; i++) {
+		int err = cfg->deny_errno ? cfg->deny_errno[i] : EPERM;
+		h = fnv(h, cfg->denied_syscalls[i], strlen(cfg->denied_syscalls[i]) + 1);
+		h = fnv(h, &err, sizeof(err));
+	}
+	size_t n;
+	const struct tg_syscall *t = tg_syscalls(&n);
+	for (size_t i = 0; i < n; i++) {
+		const int64_t row[] = { t[i].nr, t[i].trap, t[i].err, t[i].ncond };
+		h = fnv(h, row, sizeof(row));
+		for (unsigned c = 0; c < t[i].ncond; c++) {
+			const uint64_t cond[] = { (uint64_t)t[i].cond[c].arg, t[i].cond[c].cmp, t[i].cond[c].mask,
+				                  t[i].cond[c].datum };
+			h = fnv(h, cond, sizeof(cond));
+		}
+	}
+	return h ? h : 1;
+}
+
+static int from_cache(const char *buf, size_t len, uint64_t key, struct tg_filter_prog *out)
+{
+	struct bpf_hdr hd;
+	uint64_t sum;
+	if (len < sizeof(hd) + sizeof(sum))
+		return -EINVAL;
+	memcpy(&hd, buf, sizeof(hd));
+	if (memcmp(hd.magic, BPF_MAGIC, sizeof(hd.magic)) != 0 || hd.key != key || hd.n == 0 ||
+	    hd.n > BPF_MAXINSNS || len != sizeof(hd) + hd.n * sizeof(struct sock_filter) + sizeof(sum))
+		return -EINVAL;
+	memcpy(&sum, buf + len - sizeof(sum), sizeof(sum));
+	if (sum != fnv(0xcbf29ce484222325ull, buf, len - sizeof(sum)))
+		return -EINVAL;
+	struct sock_filter *insns = malloc(hd.n * sizeof(*insns));
+	if (!insns)
+		return -ENOMEM;
+	memcpy(insns, buf + sizeof(hd), hd.n * sizeof(*insns));
+	out->fprog.len = (unsigned short)hd.n;
+	out->fprog.filter = insns;
+	return 0;
+}
+
+static void to_cache(const char *dir, size_t trusted, const char *name, uint64_t key,
+                     const struct tg_filter_prog *prog)
+{
+	struct bpf_hdr hd = { .key = key, .n = prog->fprog.len };
+	size_t body = prog->fprog.len * sizeof(struct sock_filter);
+	size_t len = sizeof(hd) + body + sizeof(uint64_t);
+	_cleanup_free_ char *buf = malloc(len);
+	if (!buf)
+		return;
+	memcpy(hd.magic, BPF_MAGIC, sizeof(hd.magic));
+	memcpy(buf, &hd, sizeof(hd));
+	memcpy(buf + sizeof(hd), prog->fprog.filter, body);
+	uint64_t sum = fnv(0xcbf29ce484222325ull, buf, len - sizeof(sum));
+	memcpy(buf + len - sizeof(sum), &sum, sizeof(sum));
+	(void)tg_cache_put(dir, trusted, name, buf, len, 128);
+}
+
+int tg_filter_prepare_cached(const struct tg_filter_config *cfg, struct tg_filter_prog *out, const char **bad,
+                             const char *dir, size_t trusted)
+{
+	char name[32];
+	uint64_t key = dir ? filter_key(cfg) : 0;
+	if (!key)
+		return tg_filter_prepare(cfg, out, bad);
+	snprintf(name, sizeof(name), "%016llx.bpf", (unsigned long long)key);
+	memset(out, 0, sizeof(*out));
+	_cleanup_free_ char *buf = NULL;
+	size_t len = 0;
+	int r = tg_cache_get(dir, trusted, name, 1u << 20, &buf, &len);
+	if (r < 0)
+		return r;
+	if (r == 1 && from_cache(buf, len, key, out) == 0)
+		return 0;
+	r = tg_filter_prepare(cfg, out, bad);
+	if (r == 0)
+		to_cache(dir, trusted, name, key, out);
+	return r;
 }
 

@@ -58,3 +58,10 @@ int tg_filter_check(const struct tg_filter_config *cfg, const char **bad);
  * (tg_tracer_opts.prog). Free with tg_filter_prog_free. */
 int tg_filter_prepare(const struct tg_filter_config *cfg, struct tg_filter_prog *out, const char **bad);
 
+/* tg_filter_prepare through a cache directory (base/cache.h; dir NULL: no
+ * cache): a program built before from the same config, syscall table,
+ * txguard binary, libseccomp and API level is read back instead of built
+ * (1 ms of a 20 ms start). A bad config is never cached, so *bad is set as
+ * by tg_filter_prepare. */
+int tg_filter_prepare_cached(const struct tg_filter_config *cfg, struct tg_filter_prog *out, const char **bad,
+                             const char *dir, size_t trusted);

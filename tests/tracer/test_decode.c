@@ -318,6 +318,79 @@ Test(filter, check_names_the_bad_syscall)
 	cr_assert_eq(tg_filter_check(&cfg, &bad), 0);
 }
 
+static bool same_prog(const struct tg_filter_prog *a, const struct tg_filter_prog *b)
+{
+	return a->fprog.len == b->fprog.len &&
+	       memcmp(a->fprog.filter, b->fprog.filter, a->fprog.len * sizeof(struct sock_filter)) == 0;
+}
+
+static size_t count_bpf(const char *dir)
+{
+	char cmd[PATH_MAX + 64];
+	snprintf(cmd, sizeof(cmd), "ls '%s' 2>/dev/null | grep -c '\\.bpf$'", dir);
+	FILE *f = popen(cmd, "r");
+	size_t n = 0;
+	if (f && fscanf(f, "%zu", &n) != 1)
+		n = 0;
+	if (f)
+		pclose(f);
+	return n;
+}
+
+/* The compiled filter through the cache: the same program as a fresh
+ * build, read back on the second call, rebuilt when the entry is torn or
+ * flipped, one entry per config; a bad config is refused, never cached. */
+Test(filter, cache_gives_the_built_program)
+{
+	char tmpl[] = "/tmp/tg-filter-cache-XXXXXX";
+	cr_assert_not_null(mkdtemp(tmpl));
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s/cache", tmpl);
+	size_t trusted = strlen(tmpl);
+	const char *names[] = { "socket", "no_such_call" };
+	int errs[] = { EACCES, EPERM };
+	struct tg_filter_config cfg = { .denied_syscalls = names, .deny_errno = errs, .ndenied = 1 };
+	struct tg_filter_prog fresh, a, b;
+	const char *bad = NULL;
+
+	cr_assert_eq(tg_filter_prepare(&cfg, &fresh, &bad), 0);
+	cr_assert_eq(tg_filter_prepare_cached(&cfg, &a, &bad, dir, trusted), 0);
+	cr_assert(same_prog(&fresh, &a));
+	cr_assert_eq(count_bpf(dir), 1, "the first call stores the program");
+	cr_assert_eq(tg_filter_prepare_cached(&cfg, &b, &bad, dir, trusted), 0);
+	cr_assert(same_prog(&fresh, &b), "read back: the same program");
+	tg_filter_prog_free(&a);
+	tg_filter_prog_free(&b);
+
+	/* Damage the entry: a flipped byte, then a torn one. */
+	char cmd[PATH_MAX * 2];
+	snprintf(cmd, sizeof(cmd), "f=$(ls '%s'/*.bpf) && printf '\\377' | dd of=\"$f\" bs=1 seek=40 conv=notrunc 2>/dev/null", dir);
+	cr_assert_eq(system(cmd), 0);
+	cr_assert_eq(tg_filter_prepare_cached(&cfg, &a, &bad, dir, trusted), 0);
+	cr_assert(same_prog(&fresh, &a), "a flipped entry is a miss, rebuilt");
+	tg_filter_prog_free(&a);
+	snprintf(cmd, sizeof(cmd), "f=$(ls '%s'/*.bpf) && truncate -s 20 \"$f\"", dir);
+	cr_assert_eq(system(cmd), 0);
+	cr_assert_eq(tg_filter_prepare_cached(&cfg, &a, &bad, dir, trusted), 0);
+	cr_assert(same_prog(&fresh, &a), "a torn entry is a miss, rebuilt");
+	tg_filter_prog_free(&a);
+
+	/* Another config: its own entry and its own program. */
+	cfg.trap_network = true;
+	cr_assert_eq(tg_filter_prepare_cached(&cfg, &a, &bad, dir, trusted), 0);
+	cr_assert_eq(count_bpf(dir), 2);
+	cr_assert(!same_prog(&fresh, &a), "trap_network changes the program");
+	tg_filter_prog_free(&a);
+
+	cfg.ndenied = 2;
+	cr_assert_eq(tg_filter_prepare_cached(&cfg, &a, &bad, dir, trusted), -EINVAL);
+	cr_assert_str_eq(bad, "no_such_call");
+	cr_assert_eq(count_bpf(dir), 2, "a bad config is not cached");
+	tg_filter_prog_free(&fresh);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpl);
+	cr_assert_eq(system(cmd), 0);
+}
+
 Test(decode, openat2_beneath_resolves_under_dirfd)
 {
 	struct tg_op op;
