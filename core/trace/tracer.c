@@ -96,6 +96,10 @@ struct tracer {
 	int fatal;               /* -errno of a tracer failure (fail closed) */
 	struct tg_filter_prog own;  /* compiled here when the caller gave none */
 	const struct tg_filter_prog *prog; /* the child loads it */
+	/* The main child runs on the tracer's CPU until its first exec (see
+	 * start_child); then it gets back the CPUs the tracer had. */
+	bool child_pinned;
+	cpu_set_t cpus;
 	bool spin_allowed;       /* more than one CPU to run on */
 	bool spin_hint;          /* the stop just handled was a trapped call, not an exec */
 	int spin_credit;         /* spins left before giving up on spinning */
@@ -103,6 +107,18 @@ struct tracer {
 };
 
 /* ---- tasks ---- */
+
+/* The main child, pinned to the tracer's CPU for its start (pin_for_fork),
+ * gets back the CPUs the tracer had at its first exec, before the
+ * program's first instruction. */
+static void unpin_child(struct tracer *t, pid_t pid)
+{
+	if (t->child_pinned && pid == t->main_pid) {
+		(void)sched_setaffinity(pid, sizeof(t->cpus), &t->cpus);
+		t->child_pinned = false;
+	}
+}
+
 
 static void vetted_free(struct vetted *v)
 {
@@ -842,6 +858,7 @@ static void on_exec_ev(struct tracer *t, pid_t pid, int status)
 	char *const *ran;
 
 	(void)ptrace(PTRACE_GETEVENTMSG, pid, 0L, &former);
+	unpin_child(t, pid);
 	struct task *k = exec_takeover(t, pid, (pid_t)former);
 	if (k) {
 		vetted = steal_pointer(&k->vetted);
@@ -1254,6 +1271,22 @@ static void restore_signals(int sfd, const struct saved_signals *saved, bool kee
 	sigaction(SIGCHLD, &saved->chld, NULL);
 }
 
+/* The child made on another CPU is one more wakeup through the
+ * hypervisor on a VM (about a millisecond here) and the ptrace stops of
+ * its start cross CPUs. Born on the tracer's CPU, it runs the moment the
+ * tracer waits. Affinity is inherited: the tracer pins itself around the
+ * fork and unpins at once. */
+static bool pin_for_fork(struct tracer *t)
+{
+	int cpu = sched_getcpu();
+	cpu_set_t one;
+	if (cpu < 0 || sched_getaffinity(0, sizeof(t->cpus), &t->cpus) < 0 || CPU_COUNT(&t->cpus) < 2)
+		return false;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	return sched_setaffinity(0, sizeof(one), &one) == 0;
+}
+
 static int start_child(struct tracer *t, const struct saved_signals *saved, int *err_fd)
 {
 	int go[2], errp[2];
@@ -1266,6 +1299,7 @@ static int start_child(struct tracer *t, const struct saved_signals *saved, int 
 		close(go[1]);
 		return e;
 	}
+	bool pinned = pin_for_fork(t);
 	pid_t pid = fork();
 	if (pid == 0) {
 		close(go[1]);
@@ -1274,6 +1308,9 @@ static int start_child(struct tracer *t, const struct saved_signals *saved, int 
 		child_main(t, go[0], errp[1], &saved->mask, &saved->chld);
 	}
 	int e = pid < 0 ? -errno : 0;
+	if (pinned)
+		(void)sched_setaffinity(0, sizeof(t->cpus), &t->cpus);
+	t->child_pinned = pinned && pid > 0;
 	close(go[0]);
 	close(errp[1]);
 	if (e == 0 && ptrace(PTRACE_SEIZE, pid, 0L, (long)TG_PTRACE_OPTIONS) < 0) {

@@ -143,6 +143,15 @@ out=$(PATH="$TG_TMP/pathdirs/a:$TG_TMP/pathdirs/b:$TG_TMP/pathdirs/c:$PATH" "$TX
 assert_eq "PATH search: exit" 0 "$rc"
 assert_eq "PATH search: the program run" "right x" "$out"
 
+# --- the command runs on the CPUs txguard was given (its start is pinned to
+# the tracer's CPU until the first exec, then released) ---
+want=$(grep Cpus_allowed_list /proc/self/status)
+assert_eq "the command's CPUs" "$want" "$("$TXGUARD" -q -w "$ws" -- grep Cpus_allowed_list /proc/self/status)"
+if command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then
+	assert_eq "the command's CPUs under taskset" "$(taskset -c 1 grep Cpus_allowed_list /proc/self/status)" \
+		"$(taskset -c 1 "$TXGUARD" -q -w "$ws" -- grep Cpus_allowed_list /proc/self/status)"
+fi
+
 # --- the policy cache: used, and out of the command's reach ---
 xdg="$TG_TMP/xdg"
 cache="$xdg/txguard/policy-cache"
