@@ -691,11 +691,14 @@ int tg_decode_full(pid_t pid, long nr, const uint64_t args[6], struct tg_op *op,
 		 * the PATH entries before the right one). */
 		_cleanup_free_ char *raw = NULL;
 		e = decode_paths(pid, sc, &r, op, resolve, &raw);
-		if (e < 0)
-			return e;
-		bool absent = exec_absent(op, raw);
+		bool absent = e == 0 && exec_absent(op, raw);
+		/* The raw path also names an unnamed root's refusal (EACCES). */
 		if (raw_path)
 			*raw_path = steal_pointer(&raw);
+		if (e == -EACCES)
+			(void)decode_strings(pid, &r, op); /* ... with the argv refused */
+		if (e < 0)
+			return e;
 		return absent ? TG_DECODE_ABSENT : decode_strings(pid, &r, op);
 	}
 	e = decode_strings(pid, &r, op);
