@@ -335,7 +335,7 @@ static int write_reserve(struct tg_journal *j)
 	 * by a tick: "made during the transaction" (ctime >= start) needs the
 	 * filesystem's idea of the start. */
 	struct stat st;
-	if (!e && fstat(fd, &st) == 0) {
+	if (!e && !j->start_stamped && fstat(fd, &st) == 0) {
 		uint64_t c = (uint64_t)st.st_ctim.tv_sec * 1000000000u + (uint64_t)st.st_ctim.tv_nsec;
 		if (c < j->info.started_ns)
 			j->info.started_ns = c;
@@ -384,6 +384,26 @@ static uint64_t start_ns(void)
 	return coarse < now ? coarse : now;
 }
 
+/* The workspace filesystem's own stamp for "now", from a nameless file
+ * made there and dropped: what anything the run creates will be born at
+ * or after, and anything made before at or before. The coarse clock is not
+ * that: with multigrain timestamps (Linux 6.13+) a stamp follows the
+ * latest fine-grained one handed out anywhere and runs ahead of it, by up
+ * to a few ms on an idle tickless machine. Without O_TMPFILE (or on a
+ * read-only workspace) start_ns() stands, lowered by the reserve's ctime. */
+static void stamp_start(struct tg_journal *j)
+{
+	_cleanup_close_ int fd = openat(j->wsfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+	struct statx sx;
+	if (fd < 0 || statx(fd, "", AT_EMPTY_PATH, STATX_BTIME | STATX_CTIME, &sx) < 0)
+		return;
+	const struct statx_timestamp *t = sx.stx_mask & STATX_BTIME ? &sx.stx_btime : &sx.stx_ctime;
+	if (!(sx.stx_mask & (STATX_BTIME | STATX_CTIME)))
+		return;
+	j->info.started_ns = (uint64_t)t->tv_sec * 1000000000u + t->tv_nsec;
+	j->start_stamped = true;
+}
+
 static int journal_prepare(const char *state_dir, const char *workspace, const char *command,
                            const char *tx, struct tg_journal **out)
 {
@@ -402,6 +422,8 @@ static int journal_prepare(const char *state_dir, const char *workspace, const c
 	        (!tx || j->info.tx) ? 0 : -ENOMEM;
 	if (!r)
 		r = open_workspace(j);
+	if (!r)
+		stamp_start(j);
 	if (r < 0) {
 		tg_journal_free(j);
 		return r;

@@ -20,6 +20,7 @@ struct tg_journal {
 	bool no_stash;             /* linkat into the stash gave EXDEV */
 	bool broken;               /* a torn append could not be cut off */
 	bool deferred;             /* the dir is not made yet (no record so far) */
+	bool start_stamped;        /* started_ns is the workspace filesystem's stamp */
 	enum tg_sync_mode sync;
 	bool held, dirty;          /* tg_journal_hold(): one sync for a call's records */
 	uint64_t last_sync;

@@ -466,10 +466,11 @@ static bool known_original(struct tg_txn *t, const struct stat *st)
  * time where the filesystem keeps one (exact: a rename, link(), write or
  * chmod does not change it, nor does a reused inode number), else the
  * ctime — which those set on an original too: objects the journal knows,
- * and names with other links, are then not taken for new. A birth in the
- * very tick the transaction started (started_ns is the coarse clock's) may
- * be an original's made just before: by_name (found at a name, not by the
- * call's fd), one the journal knows is then taken for an original. sx: a
+ * and names with other links, are then not taken for new. A birth at the
+ * very stamp the transaction started at (the workspace filesystem's, or
+ * the coarse clock's where that cannot be had) may be an original's made
+ * just before: by_name (found at a name, not by the call's fd), one the
+ * journal knows is then taken for an original. sx: a
  * statx of the same object with STATX_BTIME asked, or an empty mask. */
 static bool made_in_run(struct tg_txn *t, const struct stat *st, const struct statx *sx, bool by_name)
 {
