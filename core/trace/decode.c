@@ -124,7 +124,9 @@ struct memwin {
 	char *buf;
 };
 
-/* Bytes laid end to end, each string with its NUL. */
+/* argv as tg_strv_pack_nul lays it out, built in place: the pointer
+ * array, then the strings end to end, each with its NUL, in one block
+ * (one free()). While it is read, slot i holds string i's offset. */
 struct strbuf {
 	char *v;
 	size_t len, cap;
@@ -136,7 +138,7 @@ static int strbuf_add(struct strbuf *b, const char *s, size_t n)
 		size_t cap = b->cap ? b->cap : 4096;
 		while (cap < b->len + n + 1)
 			cap *= 2;
-		char *v = realloc(b->v, cap);
+		char *v = realloc(b->v, cap); /* a big block moves by mremap: no copy */
 		if (!v)
 			return -ENOMEM;
 		b->v = v;
@@ -175,41 +177,68 @@ static int win_string(struct memwin *w, uint64_t addr, struct strbuf *b)
 	return r < 0 ? r : strbuf_add(b, one, strlen(one));
 }
 
+/* Pointer k of the array at addr, through ptrs (TG_WIN bytes of it, from *base). */
+static int argv_ptr(pid_t pid, uint64_t addr, size_t k, uint64_t *ptrs, uint64_t *base, size_t *have,
+                    uint64_t *out)
+{
+	uint64_t at = addr + k * 8;
+	if (at < *base || at >= *base + *have) {
+		/* The array may end just before an unmapped page: take what was read. */
+		ssize_t got = mem_read_some(pid, at, ptrs, TG_WIN);
+		if (got < 8)
+			return got < 0 ? (int)got : -EFAULT;
+		*base = at;
+		*have = (size_t)got / 8 * 8;
+	}
+	*out = ptrs[(at - *base) / 8];
+	return 0;
+}
+
+/* Read in two passes, so that no byte is copied twice: the first counts
+ * the pointers, the second lays the strings after a pointer array of that
+ * size. Between them another thread may change the array: the second pass
+ * stops at the first NULL or at the count, and the exec event compares
+ * what the kernel took with what was vetted (tracer.c, exec_matches). */
 int tg_mem_read_argv(pid_t pid, uint64_t addr, char ***out, size_t *argc)
 {
-	size_t n = 0;
 	_cleanup_free_ char *wbuf = malloc(TG_WIN);
-	_cleanup_free_ uint64_t *ptrs = malloc(TG_PAGE);
+	_cleanup_free_ uint64_t *ptrs = malloc(TG_WIN);
 	struct memwin w = { .pid = pid, .buf = wbuf };
-	struct strbuf b = { 0 };
+	uint64_t base = 0, p = 1;
+	size_t have = 0, n = 0;
 	int e = 0;
 
 	if (!wbuf || !ptrs)
 		return -ENOMEM;
-	while (addr && !e) {
-		/* The array may end just before an unmapped page: take what was read. */
-		ssize_t got = mem_read_some(pid, addr + n * 8, ptrs, TG_PAGE);
-		if (got < 8) {
-			e = got < 0 ? (int)got : -EFAULT;
+	while (addr && !e && (e = argv_ptr(pid, addr, n, ptrs, &base, &have, &p)) == 0 && p)
+		if (++n > TG_MAX_ARGC)
+			e = -E2BIG;
+	if (e)
+		return e;
+	/* The strings: at least a byte each; room for 8 guessed. */
+	struct strbuf b = { .len = (n + 1) * sizeof(char *), .cap = (n + 1) * sizeof(char *) + n * 8 + 64 };
+	if (!(b.v = malloc(b.cap)))
+		return -ENOMEM;
+	size_t i = 0;
+	for (; i < n && !e; i++) {
+		e = argv_ptr(pid, addr, i, ptrs, &base, &have, &p);
+		if (e || !p)
 			break;
-		}
-		size_t k = (size_t)got / 8;
-		for (size_t i = 0; i < k && !e; i++, n++) {
-			if (!ptrs[i])
-				goto done;
-			if (n >= TG_MAX_ARGC)
-				e = -E2BIG;
-			else
-				e = win_string(&w, ptrs[i], &b);
-		}
+		size_t off = b.len;
+		e = win_string(&w, p, &b);
+		((size_t *)(void *)b.v)[i] = off;
 	}
-done:
-	if (!e && !(*out = tg_strv_pack_nul(b.v ? b.v : "", b.len, n)))
-		e = -ENOMEM;
-	if (!e)
-		*argc = n;
-	free(b.v);
-	return e;
+	if (e) {
+		free(b.v);
+		return e;
+	}
+	char **r = (char **)(void *)b.v;
+	for (size_t k = 0; k < i; k++)
+		r[k] = b.v + ((size_t *)(void *)b.v)[k];
+	r[i] = NULL;
+	*out = r;
+	*argc = i;
+	return 0;
 }
 
 /* The raw arguments of one call, by role. */
