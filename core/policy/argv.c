@@ -72,8 +72,10 @@ int tg_cmdline_parse(char *const *argv, size_t argc, char *const *vf, size_t nvf
 	size_t cap = 0;
 	bool opts = true;
 	memset(out, 0, sizeof(*out));
-	out->pos = calloc(argc ? argc : 1, sizeof(*out->pos));
-	if (!out->pos)
+	out->argv = argv;
+	out->argc = argc;
+	out->posmap = calloc(argc / 64 + 1, sizeof(*out->posmap));
+	if (!out->posmap)
 		return -ENOMEM;
 	for (size_t i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -86,8 +88,11 @@ int tg_cmdline_parse(char *const *argv, size_t argc, char *const *vf, size_t nvf
 			r = parse_long(out, &cap, argv, argc, &i, vf, nvf);
 		else if (opts && a[0] == '-' && a[1])
 			r = parse_short(out, &cap, argv, argc, &i, vf, nvf);
-		else
-			out->pos[out->npos++] = a;
+		else {
+			out->posmap[i / 64] |= UINT64_C(1) << (i % 64);
+			if (!out->npos++)
+				out->pos0 = a;
+		}
 		if (r < 0) {
 			tg_cmdline_clear(out);
 			return r;
@@ -99,8 +104,21 @@ int tg_cmdline_parse(char *const *argv, size_t argc, char *const *vf, size_t nvf
 void tg_cmdline_clear(struct tg_cmdline *c)
 {
 	free(c->flags);
-	free(c->pos);
+	free(c->posmap);
 	memset(c, 0, sizeof(*c));
+}
+
+size_t tg_cmdline_pos_from(const struct tg_cmdline *c, size_t i)
+{
+	if (!c->posmap)
+		return 0;
+	while (i < c->argc) {
+		uint64_t w = c->posmap[i / 64] >> (i % 64);
+		if (w)
+			return i + (size_t)__builtin_ctzll(w);
+		i = (i / 64 + 1) * 64;
+	}
+	return 0;
 }
 
 bool tg_cmdline_has_flag(const struct tg_cmdline *c, const char *spec)

@@ -223,19 +223,22 @@ static bool outside(const struct tg_match_env *env, const char *arg)
 static bool args_match(const struct tg_match_env *env, const struct tg_exec_match *e,
                        const struct tg_cmdline *c)
 {
-	size_t first = e->subcommand.n ? 1 : 0;
+	/* The subcommand, when the rule names one, is not an argument. */
+	size_t first = tg_cmdline_pos_from(c, 1);
+	if (first && e->subcommand.n)
+		first = tg_cmdline_pos_from(c, first + 1);
 	if (e->args.n) {
 		bool hit = false;
-		for (size_t i = first; i < c->npos && !hit; i++)
+		for (size_t i = first; i && !hit; i = tg_cmdline_pos_from(c, i + 1))
 			for (size_t j = 0; j < e->args.n && !hit; j++)
-				hit = arg_matches(env, e->args.v[j], c->pos[i]);
+				hit = arg_matches(env, e->args.v[j], c->argv[i]);
 		if (!hit)
 			return false;
 	}
 	if (e->outside_workspace) {
 		bool hit = false;
-		for (size_t i = first; i < c->npos && !hit; i++)
-			hit = outside(env, c->pos[i]);
+		for (size_t i = first; i && !hit; i = tg_cmdline_pos_from(c, i + 1))
+			hit = outside(env, c->argv[i]);
 		if (!hit)
 			return false;
 	}
@@ -265,7 +268,7 @@ static bool script_matches(const struct tg_exec_match *e, const struct tg_cmdlin
 	if (!dash_c || c->npos == 0)
 		return false;
 	for (size_t i = 0; i < e->script.n; i++)
-		if (gmatch(e->script.v[i], c->pos[0], TG_GLOB_STRING, true))
+		if (gmatch(e->script.v[i], c->pos0, TG_GLOB_STRING, true))
 			return true;
 	return false;
 }
@@ -301,7 +304,7 @@ static bool exec_matches(const struct tg_match_env *env, const struct tg_exec_ma
 	if (e->subcommand.n) {
 		ok = false;
 		for (size_t i = 0; c.npos && i < e->subcommand.n && !ok; i++)
-			ok = gmatch(e->subcommand.v[i], c.pos[0], TG_GLOB_STRING, true);
+			ok = gmatch(e->subcommand.v[i], c.pos0, TG_GLOB_STRING, true);
 	}
 	ok = ok && flags_match(e, &c) && args_match(env, e, &c) && words_match(e, argv, argc);
 	if (ok && e->script.n)

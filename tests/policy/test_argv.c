@@ -159,6 +159,38 @@ Test(argv, flags)
 	}
 }
 
+/* Positionals across the bitmap's 64-word boundaries: words 1..299, every
+ * third a flag, from word 250 on after "--" all positional. */
+Test(argv, positionals_past_one_word_of_bits)
+{
+	char *v[301];
+	char buf[300][16];
+	v[0] = "prog";
+	for (size_t i = 1; i < 300; i++) {
+		if (i == 250)
+			snprintf(buf[i], sizeof(buf[i]), "--");
+		else
+			snprintf(buf[i], sizeof(buf[i]), i % 3 == 0 ? "-%c" : "w%zu", i % 3 == 0 ? 'a' + (char)(i % 26) : i);
+		v[i] = buf[i];
+	}
+	v[300] = NULL;
+	struct tg_cmdline cl;
+	cr_assert_eq(tg_cmdline_parse(v, 300, NULL, 0, &cl), 0);
+	size_t want = 0, got = 0, prev = 0;
+	for (size_t i = 1; i < 300; i++)
+		want += i != 250 && (i > 250 || i % 3 != 0);
+	for (size_t i = tg_cmdline_pos_from(&cl, 1); i; i = tg_cmdline_pos_from(&cl, i + 1), got++) {
+		cr_assert_gt(i, prev);
+		cr_assert(i != 250 && (i > 250 || i % 3 != 0), "word %zu (%s) is not a positional", i, v[i]);
+		prev = i;
+	}
+	cr_expect_eq(got, want);
+	cr_expect_eq(cl.npos, want);
+	cr_expect_str_eq(cl.pos0, "w1");
+	cr_expect_eq(tg_cmdline_pos_from(&cl, 300), 0);
+	tg_cmdline_clear(&cl);
+}
+
 Test(argv, positionals)
 {
 	char **v = NULL, **vf = NULL;
@@ -167,10 +199,14 @@ Test(argv, positionals)
 	cr_assert_eq(tg_argv_split("-C -c -o", &vf), 0);
 	cr_assert_eq(tg_cmdline_parse(v, tg_strv_len(v), vf, tg_strv_len(vf), &cl), 0);
 	cr_assert_eq(cl.npos, 4);
-	cr_expect_str_eq(cl.pos[0], "push");
-	cr_expect_str_eq(cl.pos[1], "origin");
-	cr_expect_str_eq(cl.pos[2], "+main");
-	cr_expect_str_eq(cl.pos[3], "-x");
+	cr_expect_str_eq(cl.pos0, "push");
+	const char *want[] = { "push", "origin", "+main", "-x" };
+	size_t k = 0;
+	for (size_t i = tg_cmdline_pos_from(&cl, 1); i; i = tg_cmdline_pos_from(&cl, i + 1), k++) {
+		cr_assert_lt(k, 4);
+		cr_expect_str_eq(cl.argv[i], want[k]);
+	}
+	cr_expect_eq(k, 4);
 	cr_assert_eq(cl.nflags, 3);
 	cr_expect_str_eq(cl.flags[0].value, "repo");
 	cr_expect_str_eq(cl.flags[1].value, "a=b");
@@ -205,18 +241,18 @@ Test(argv, shell_join_fixed)
 Test(argv, shell_join_max_cuts_at_a_word)
 {
 	char *w[] = { "prog", "aaaa", "b c", "dd", NULL };
-	char *line = tg_shell_join_max(w, 9);
+	char *line = tg_shell_join_max(w, tg_strv_len(w), 9);
 	cr_assert_not_null(line);
 	cr_expect_str_eq(line, "prog aaaa ... (2 more arguments)");
 	free(line);
-	line = tg_shell_join_max(w, 2);
+	line = tg_shell_join_max(w, tg_strv_len(w), 2);
 	cr_expect_str_eq(line, "prog ... (3 more arguments)", "the program even when it alone is longer");
 	free(line);
-	line = tg_shell_join_max(w, 100);
+	line = tg_shell_join_max(w, tg_strv_len(w), 100);
 	cr_expect_str_eq(line, "prog aaaa 'b c' dd");
 	free(line);
 	char *none[] = { NULL };
-	line = tg_shell_join_max(none, 0);
+	line = tg_shell_join_max(none, 0, 0);
 	cr_expect_str_eq(line, "");
 	free(line);
 }
