@@ -427,6 +427,7 @@ static int take_positionals(int n, char **rest, struct tg_opts *o, FILE *err, bo
 		if (n == 0)
 			return bad(err, "%s", "no command to run: put it after '--', e.g. txguard -- make test (txguard --help lists the subcommands)");
 		o->argv = rest;
+		o->argc = (size_t)n;
 		return 0;
 	case TG_CMD_POLICY_CHECK:
 		for (int i = 0; i < n; i++)

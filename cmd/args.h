@@ -59,6 +59,7 @@ struct tg_opts {
 
 	/* run */
 	char **argv;                     /* the command (points into the caller's argv) */
+	size_t argc;                     /* its words */
 	enum tg_rollback_on rollback_on;
 	int rollback_codes[TG_MAX_CODES];
 	size_t nrollback_codes;

@@ -833,7 +833,7 @@ static int setup(struct run *r, int *report_fd, int *log_fd)
 	}
 	/* The history's line: for people, so a 100,000-word argv is cut (the
 	 * report keeps every word). */
-	_cleanup_free_ char *cmdline = tg_shell_join_max(o->argv, 8192);
+	_cleanup_free_ char *cmdline = tg_shell_join_max(o->argv, o->argc, 8192);
 	if (!cmdline)
 		return setup_fail(r, "out of memory");
 	struct tg_txn_opts topts = {

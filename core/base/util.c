@@ -430,15 +430,15 @@ static size_t shell_word_len(const char *a, bool *plain)
 
 char *tg_shell_join(char *const *argv)
 {
-	return tg_shell_join_max(argv, SIZE_MAX);
+	return tg_shell_join_max(argv, tg_strv_len(argv), SIZE_MAX);
 }
 
-char *tg_shell_join_max(char *const *argv, size_t max)
+char *tg_shell_join_max(char *const *argv, size_t argc, size_t max)
 {
 	static const char more[] = " ... (%zu more arguments)";
 	size_t len = 0, n = 0, fit = 0;
 	bool plain;
-	for (; argv[n]; n++) {
+	for (; n < argc; n++) {
 		size_t w = shell_word_len(argv[n], &plain) + (n > 0);
 		/* The program always; then the words that fit whole. */
 		if (fit == n && (n == 0 || (len <= max && w <= max - len))) {
@@ -446,10 +446,9 @@ char *tg_shell_join_max(char *const *argv, size_t max)
 			fit++;
 		}
 		if (fit < n && max != SIZE_MAX)
-			break; /* the rest is only counted */
+			break; /* the rest is counted by argc, never walked */
 	}
-	while (argv[n])
-		n++;
+	n = argc;
 	char *out = malloc(len + sizeof(more) + 3 * sizeof(size_t)), *p = out;
 	if (!out)
 		return NULL;

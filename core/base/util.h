@@ -93,9 +93,11 @@ int tg_strv_push(char ***strv, const char *s);
  * words as they are, others in single quotes. NULL on ENOMEM. Linear in
  * the total length (a 100,000-word argv is one pass). */
 char *tg_shell_join(char *const *argv);
-/* The same, for people: past about max bytes the words that do not fit
- * are left out and counted (" ... (N more arguments)"). */
-char *tg_shell_join_max(char *const *argv, size_t max);
+/* The same, for people, of argv's argc words: past about max bytes the
+ * words that do not fit are left out and counted (" ... (N more
+ * arguments)"), and not touched: a long argv's pointer pages cost a fault
+ * each on first touch. */
+char *tg_shell_join_max(char *const *argv, size_t argc, size_t max);
 
 /* Full-length I/O, retrying EINTR and short transfers. Return 0 or -errno. */
 int tg_write_all(int fd, const void *buf, size_t len);
