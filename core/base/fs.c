@@ -49,6 +49,29 @@ static int parent_openat2(int wsfd, const char *rel, size_t dirlen)
 	}
 }
 
+/* The directories of rel's first len bytes under rootfd, one openat each,
+ * never through a symlink (empty components skipped): a close-on-exec
+ * O_DIRECTORY fd (with `oflags`, O_RDONLY or O_PATH), or -errno. */
+static int walk_dirs(int rootfd, const char *rel, size_t len, int oflags)
+{
+	_cleanup_free_ char *copy = tg_strndup(rel, len);
+	if (!copy)
+		return -ENOMEM;
+	int fd = fcntl(rootfd, F_DUPFD_CLOEXEC, 3);
+	if (fd < 0)
+		return -errno;
+	char *save = NULL;
+	for (char *c = strtok_r(copy, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+		int next = openat(fd, c, oflags | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		int e = errno;
+		close(fd);
+		if (next < 0)
+			return -e;
+		fd = next;
+	}
+	return fd;
+}
+
 int tg_fs_parent(int wsfd, const char *rel, const char **leaf)
 {
 	if (!rel[0])
@@ -60,26 +83,7 @@ int tg_fs_parent(int wsfd, const char *rel, const char **leaf)
 		if (pfd != -ENOSYS)
 			return pfd;
 	}
-	int fd = fcntl(wsfd, F_DUPFD_CLOEXEC, 3);
-	if (fd < 0)
-		return -errno;
-	const char *p = rel;
-	while (slash && p < slash) {
-		const char *e = strchr(p, '/');
-		_cleanup_free_ char *comp = tg_strndup(p, (size_t)(e - p));
-		if (!comp) {
-			close(fd);
-			return -ENOMEM;
-		}
-		int nfd = openat(fd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		int err = errno;
-		close(fd);
-		if (nfd < 0)
-			return -err;
-		fd = nfd;
-		p = e + 1;
-	}
-	return fd;
+	return walk_dirs(wsfd, rel, slash ? (size_t)(slash - rel) : 0, O_PATH);
 }
 
 /* A parent that is not a directory (any more) holds nothing. */
@@ -391,22 +395,7 @@ int tg_fs_mkdir_p(const char *abs)
 
 int tg_fs_open_dir_at(int rootfd, const char *rel)
 {
-	_cleanup_free_ char *copy = tg_strdup(rel);
-	if (!copy)
-		return -ENOMEM;
-	int fd = dup(rootfd);
-	if (fd < 0)
-		return -errno;
-	char *save = NULL;
-	for (char *c = strtok_r(copy, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
-		int next = openat(fd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		int e = errno;
-		close(fd);
-		if (next < 0)
-			return -e;
-		fd = next;
-	}
-	return fd;
+	return walk_dirs(rootfd, rel, strlen(rel), O_RDONLY);
 }
 
 int tg_fs_mkdirs_at(int rootfd, const char *rel, mode_t mode)

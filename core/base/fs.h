@@ -62,7 +62,7 @@ int tg_fs_remove_tree(int dirfd, const char *name);
 int tg_fs_mkdir_p(const char *abs);
 
 /* The directory rel under rootfd, opened one component at a time, never
- * through a symlink ("" = a dup of rootfd). An O_DIRECTORY fd, or -errno:
+ * through a symlink ("" = a dup of rootfd). A close-on-exec fd, or -errno:
  * -ENOTDIR / -ELOOP / -ENOENT when rel is not a directory there now. */
 int tg_fs_open_dir_at(int rootfd, const char *rel);
 
