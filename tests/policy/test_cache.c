@@ -112,9 +112,7 @@ Test(cache, an_edited_file_is_parsed_again)
 {
 	char *cache = tmpdir(), *dir = tmpdir();
 	char *file = tg_asprintf("%s/p.yaml", dir);
-	FILE *f = fopen(file, "w");
-	fputs("version: 1\nrules:\n  - id: one\n    reason: r\n    action: deny\n    exec: {program: [foo]}\n", f);
-	fclose(f);
+	write_text(file, "version: 1\nrules:\n  - id: one\n    reason: r\n    action: deny\n    exec: {program: [foo]}\n");
 	struct tg_policy_cache st;
 	free(load_dump(file, cache, &st));
 	char *old = load_dump(file, cache, &st);
@@ -122,9 +120,7 @@ Test(cache, an_edited_file_is_parsed_again)
 	cr_expect(strstr(old, "\"one\"") != NULL);
 
 	/* Same length, other text: the key is the text, not the file. */
-	f = fopen(file, "w");
-	fputs("version: 1\nrules:\n  - id: two\n    reason: r\n    action: deny\n    exec: {program: [foo]}\n", f);
-	fclose(f);
+	write_text(file, "version: 1\nrules:\n  - id: two\n    reason: r\n    action: deny\n    exec: {program: [foo]}\n");
 	char *now = load_dump(file, cache, &st);
 	cr_expect_eq(st.hits, 0, "an edited file must not come from the cache");
 	cr_expect_eq(st.misses, 1);
@@ -142,9 +138,7 @@ Test(cache, a_file_with_errors_is_not_stored)
 {
 	char *cache = tmpdir(), *dir = tmpdir();
 	char *file = tg_asprintf("%s/p.yaml", dir);
-	FILE *f = fopen(file, "w");
-	fputs("version: 1\nbogus: 1\n", f);
-	fclose(f);
+	write_text(file, "version: 1\nbogus: 1\n");
 	const char *paths[] = { file };
 	struct tg_policy_cache c = { .dir = cache };
 	struct tg_policy *p = NULL;
@@ -235,9 +229,7 @@ Test(cache, decoder_checks_every_count_and_offset)
 	/* Build a tree through the cache: a load that stores it. */
 	char *cache = tmpdir(), *dir = tmpdir();
 	char *file = tg_asprintf("%s/t.yaml", dir);
-	FILE *f = fopen(file, "w");
-	fputs("version: 1\npaths: {writable: [/tmp/a, '/tmp/b']}\nlimits: {}\nrules: []\n", f);
-	fclose(f);
+	write_text(file, "version: 1\npaths: {writable: [/tmp/a, '/tmp/b']}\nlimits: {}\nrules: []\n");
 	const char *paths[] = { file };
 	struct tg_policy_cache c = { .dir = cache };
 	cr_assert_eq(tg_policy_load_cached(&p, paths, 1, &d, &c), 0);
@@ -309,9 +301,9 @@ Test(cache, entries_stay_bounded)
 	char *cache = tmpdir(), *dir = tmpdir();
 	char *file = tg_asprintf("%s/p.yaml", dir);
 	for (int i = 0; i < 140; i++) {
-		FILE *f = fopen(file, "w");
-		fprintf(f, "version: 1\npaths: {writable: [/tmp/w%d]}\n", i);
-		fclose(f);
+		char *text = tg_asprintf("version: 1\npaths: {writable: [/tmp/w%d]}\n", i);
+		write_text(file, text);
+		free(text);
 		free(load_dump(file, cache, NULL));
 	}
 	char **e = entries(cache);

@@ -265,10 +265,7 @@ static void write_file(const char *name, const char *text)
 {
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
-	FILE *f = fopen(path, "w");
-	cr_assert_not_null(f);
-	fputs(text, f);
-	fclose(f);
+	write_text(path, text);
 }
 
 static void mk_tmp(void)

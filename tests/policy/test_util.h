@@ -12,6 +12,15 @@
 #define HOME "/home/dev"
 #define STATE "/home/dev/.local/state/txguard"
 
+/* Write text to path (created or truncated), or fail the test. */
+static inline void write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f, "cannot write %s", path);
+	fputs(text, f);
+	cr_assert_eq(fclose(f), 0, "cannot write %s", path);
+}
+
 static inline struct tg_policy *load_yaml(const char *yaml)
 {
 	struct tg_policy *p = NULL;
