@@ -1157,22 +1157,29 @@ static int drop_ptrace_cap(void)
  * otherwise be a trapped execve (a stop and a stat in the tracer), and a
  * PATH of 16 entries before /usr/bin makes 15 of them. Finds what execvp
  * would run first: a regular file we may execute. Not found (or a name
- * with a slash): false, and execvp searches itself. */
+ * with a slash): false, and execvp searches itself. Runs between fork and
+ * exec of a process with threads: no allocation, no stdio. (The policy's
+ * explain has a search of its own, match.c's find_in_path, which returns
+ * only absolute names.) */
 static bool find_in_path(const char *file, char *out, size_t size)
 {
-	if (!*file || strchr(file, '/'))
+	size_t flen = strlen(file);
+	if (!flen || strchr(file, '/'))
 		return false;
 	const char *path = getenv("PATH");
 	if (!path)
 		path = "/bin:/usr/bin"; /* glibc's default */
 	for (const char *p = path;; p++) {
 		const char *end = strchrnul(p, ':');
-		int len = (int)(end - p);
-		int n = len ? snprintf(out, size, "%.*s/%s", len, p, file) : snprintf(out, size, "%s", file);
+		size_t len = (size_t)(end - p), at = len ? len + 1 : 0; /* "" is the cwd */
 		struct stat st;
-		if (n > 0 && (size_t)n < size && stat(out, &st) == 0 && S_ISREG(st.st_mode) &&
-		    access(out, X_OK) == 0)
-			return true;
+		if (at + flen < size) {
+			memcpy(out, p, len);
+			out[len] = '/';
+			memcpy(out + at, file, flen + 1);
+			if (stat(out, &st) == 0 && S_ISREG(st.st_mode) && access(out, X_OK) == 0)
+				return true;
+		}
 		if (!*end)
 			return false;
 		p = end;
