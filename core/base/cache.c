@@ -33,13 +33,40 @@ static int open_dir(const char *dir, size_t trusted, bool create)
 	return create ? tg_fs_mkdirs_at(bfd, rel, 0700) : tg_fs_open_dir_at(bfd, rel);
 }
 
+/* The directory the last lookup opened, kept for the next: a start-up
+ * reads one entry per policy file and the filter's, all in one directory,
+ * and each open walks it component by component (five opens). Kept for
+ * the process's life, close-on-exec. */
+static struct {
+	char *dir;
+	size_t trusted;
+	int fd;
+} last = { .fd = -1 };
+
+static int open_dir_for_get(const char *dir, size_t trusted)
+{
+	if (last.fd >= 0 && last.trusted == trusted && strcmp(last.dir, dir) == 0)
+		return last.fd;
+	int fd = open_dir(dir, trusted, false);
+	char *copy = fd >= 0 ? tg_strdup(dir) : NULL;
+	if (!copy)
+		return fd < 0 ? fd : (close(fd), -ENOMEM);
+	if (last.fd >= 0)
+		close(last.fd);
+	free(last.dir);
+	last.dir = copy;
+	last.trusted = trusted;
+	last.fd = fd;
+	return fd;
+}
+
 int tg_cache_get(const char *dir, size_t trusted, const char *name, size_t max, char **buf, size_t *len)
 {
 	*buf = NULL;
 	*len = 0;
 	if (!dir || strchr(name, '/'))
 		return 0;
-	_cleanup_close_ int dfd = open_dir(dir, trusted, false);
+	int dfd = open_dir_for_get(dir, trusted);
 	if (dfd < 0)
 		return dfd == -ENOMEM ? -ENOMEM : 0;
 	int r = tg_read_file_at(dfd, name, O_NOFOLLOW, buf, len, max);
