@@ -133,6 +133,34 @@ Test(decode, argv_many)
 	tg_strv_free(argv);
 }
 
+/* The pointer array may end just before an unmapped page (the pointers
+ * are read in 64 KiB windows): read whole. One that runs into the hole
+ * with no NULL is EFAULT, as the kernel says. */
+Test(decode, argv_array_at_a_page_end)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	char *m = mmap(NULL, (size_t)pg * 2, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	cr_assert_neq(m, MAP_FAILED);
+	cr_assert_eq(munmap(m + pg, (size_t)pg), 0);
+	char **arr = (char **)(void *)(m + pg) - 4;
+	arr[0] = "a";
+	arr[1] = "bb";
+	arr[2] = "";
+	arr[3] = NULL;
+	char **out = NULL;
+	size_t n = 0;
+	cr_assert_eq(tg_mem_read_argv(getpid(), U(arr), &out, &n), 0);
+	cr_assert_eq(n, 3);
+	cr_assert_str_eq(out[0], "a");
+	cr_assert_str_eq(out[1], "bb");
+	cr_assert_str_eq(out[2], "");
+	cr_assert_null(out[3]);
+	free(out);
+	arr[3] = "no end";
+	cr_assert_eq(tg_mem_read_argv(getpid(), U(arr), &out, &n), -EFAULT);
+	munmap(m, (size_t)pg);
+}
+
 static int dec(long nr, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, struct tg_op *op)
 {
 	uint64_t args[6] = { a0, a1, a2, a3, a4, 0 };
