@@ -169,8 +169,10 @@ Test(argv, positionals_past_one_word_of_bits)
 	for (size_t i = 1; i < 300; i++) {
 		if (i == 250)
 			snprintf(buf[i], sizeof(buf[i]), "--");
+		else if (i % 3 == 0)
+			snprintf(buf[i], sizeof(buf[i]), "-%c", (int)('a' + i % 26));
 		else
-			snprintf(buf[i], sizeof(buf[i]), i % 3 == 0 ? "-%c" : "w%zu", i % 3 == 0 ? 'a' + (char)(i % 26) : i);
+			snprintf(buf[i], sizeof(buf[i]), "w%zu", i);
 		v[i] = buf[i];
 	}
 	v[300] = NULL;
