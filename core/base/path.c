@@ -17,6 +17,7 @@
 #include <limits.h>
 #include <linux/magic.h>
 #include <linux/openat2.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -482,6 +483,28 @@ static const struct self_id *self_id(void)
 	return &id;
 }
 
+/* Our pid, asked of the kernel once per process (a syscall costs
+ * microseconds on a VM, and a start canonicalises some 70 paths of its
+ * own); a fork's child asks again. */
+static pid_t cached_pid;
+
+static void forget_pid(void)
+{
+	cached_pid = 0;
+}
+
+static pid_t self_pid(void)
+{
+	static bool registered;
+	if (!registered)
+		registered = pthread_atfork(NULL, NULL, forget_pid) == 0;
+	if (!registered)
+		return getpid();
+	if (!cached_pid)
+		cached_pid = getpid();
+	return cached_pid;
+}
+
 /* The tracee's root and mount namespace are ours. The root by stat, not by
  * readlink: d_path prints "/" for roots it cannot reach from ours. */
 static bool shares_our_root(pid_t pid)
@@ -508,7 +531,7 @@ static int root_of(pid_t pid, char **out)
 {
 	char proc[64];
 	*out = NULL;
-	if (pid == getpid() || shares_our_root(pid))
+	if (pid == self_pid() || shares_our_root(pid))
 		return 0;
 	snprintf(proc, sizeof(proc), "/proc/%d/root", (int)pid);
 	_cleanup_free_ char *root = NULL;
