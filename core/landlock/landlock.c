@@ -266,6 +266,12 @@ static int push_canonical(pid_t self, char ***v, const char *p, bool existing)
 	struct stat st;
 	if (existing && p && p[0] == '/' && lstat(p, &st) < 0 && errno == ENOENT)
 		return 0;
+	/* The policy's writable places repeat the devices above: a name
+	 * already in the list is its own canonical form (resolving is
+	 * idempotent), no need to resolve it again. */
+	for (size_t i = 0; p && *v && (*v)[i]; i++)
+		if (!strcmp((*v)[i], p))
+			return 0;
 	_cleanup_free_ char *c = NULL;
 	int r = canonical(self, p, &c);
 	if (r < 0)
@@ -275,7 +281,7 @@ static int push_canonical(pid_t self, char ***v, const char *p, bool existing)
 		if (e == ENOENT || unreadable(c, e ? 0 : st.st_mode))
 			return 0;
 	}
-	/* The policy's writable places repeat the devices above. */
+	/* Or name them another way (a symlink, "/tmp/"). */
 	for (size_t i = 0; *v && (*v)[i]; i++)
 		if (!strcmp((*v)[i], c))
 			return 0;
