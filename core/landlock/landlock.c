@@ -258,6 +258,14 @@ static bool unreadable(const char *path, mode_t mode)
 	return !S_ISDIR(mode) || (faccessat(AT_FDCWD, path, X_OK, AT_EACCESS) < 0 && errno == EACCES);
 }
 
+static bool listed(char *const *v, const char *s)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		if (!strcmp(v[i], s))
+			return true;
+	return false;
+}
+
 static int push_canonical(pid_t self, char ***v, const char *p, bool existing)
 {
 	/* Most secrets a policy names do not exist on a given machine: one
@@ -269,9 +277,8 @@ static int push_canonical(pid_t self, char ***v, const char *p, bool existing)
 	/* The policy's writable places repeat the devices above: a name
 	 * already in the list is its own canonical form (resolving is
 	 * idempotent), no need to resolve it again. */
-	for (size_t i = 0; p && *v && (*v)[i]; i++)
-		if (!strcmp((*v)[i], p))
-			return 0;
+	if (p && listed(*v, p))
+		return 0;
 	_cleanup_free_ char *c = NULL;
 	int r = canonical(self, p, &c);
 	if (r < 0)
@@ -282,10 +289,7 @@ static int push_canonical(pid_t self, char ***v, const char *p, bool existing)
 			return 0;
 	}
 	/* Or name them another way (a symlink, "/tmp/"). */
-	for (size_t i = 0; *v && (*v)[i]; i++)
-		if (!strcmp((*v)[i], c))
-			return 0;
-	return tg_strv_push(v, c);
+	return listed(*v, c) ? 0 : tg_strv_push(v, c);
 }
 
 /* The spec's places in canonical form, once for the ruleset and its view. */
