@@ -331,9 +331,9 @@ static int write_reserve(struct tg_journal *j)
 	int e = 0;
 	for (size_t done = 0; !e && done < TG_RESERVE_BYTES; done += sizeof(zero))
 		e = tg_write_all(fd, zero, sizeof(zero));
-	/* File timestamps come from a coarse clock that may lag the wall clock
-	 * by a tick: "made during the transaction" (ctime >= start) needs the
-	 * filesystem's idea of the start. */
+	/* Where the start could not be stamped in the workspace (stamp_start),
+	 * it is the coarse clock's, which may lag the filesystem's stamps by a
+	 * tick: the reserve's ctime lowers it to the filesystem's idea. */
 	struct stat st;
 	if (!e && !j->start_stamped && fstat(fd, &st) == 0) {
 		uint64_t c = (uint64_t)st.st_ctim.tv_sec * 1000000000u + (uint64_t)st.st_ctim.tv_nsec;
@@ -395,11 +395,10 @@ static void stamp_start(struct tg_journal *j)
 {
 	_cleanup_close_ int fd = openat(j->wsfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
 	struct statx sx;
-	if (fd < 0 || statx(fd, "", AT_EMPTY_PATH, STATX_BTIME | STATX_CTIME, &sx) < 0)
+	if (fd < 0 || statx(fd, "", AT_EMPTY_PATH, STATX_BTIME | STATX_CTIME, &sx) < 0 ||
+	    !(sx.stx_mask & (STATX_BTIME | STATX_CTIME)))
 		return;
 	const struct statx_timestamp *t = sx.stx_mask & STATX_BTIME ? &sx.stx_btime : &sx.stx_ctime;
-	if (!(sx.stx_mask & (STATX_BTIME | STATX_CTIME)))
-		return;
 	j->info.started_ns = (uint64_t)t->tv_sec * 1000000000u + t->tv_nsec;
 	j->start_stamped = true;
 }
