@@ -69,8 +69,10 @@ struct tg_tracer_opts {
 	uint64_t kill_after_ms;          /* after the timeout's SIGTERM (CLI default 2000; 0 = at once) */
 	uint64_t grace_ms;               /* descendants alive after the main child exits */
 	unsigned long max_procs;         /* 0 = unlimited: live tasks in the tree */
-	/* Called in the child after fork, before the filter: Landlock, env, etc.
-	 * Returns 0 or -errno (the child then exits 125 with a message). */
+	/* Called in the child before the filter: Landlock, rlimits, etc.
+	 * Returns 0 or -errno (the child then exits 125 with a message). The
+	 * child still shares the caller's memory (see tracer.c, "the child's
+	 * start"): no allocation, no stdio, no write to what the caller reads. */
 	int (*child_setup)(void *ud);
 	void *child_ud;
 	/* Return with SIGINT/SIGTERM/SIGHUP/SIGQUIT/SIGCHLD still blocked. */
