@@ -816,17 +816,14 @@ static int resolve_plain(const char *base, const char *path, bool follow, char *
 		int fd = (int)syscall(SYS_openat2, AT_FDCWD, full, &how, sizeof(how));
 		if (cut)
 			*cut = '/';
-		/* A name about to be created: ENOENT (a symlink on the way
-		 * would be ELOOP), and when its parent opens the same way, the
-		 * missing last component is what the walk would name too. */
-		if (fd < 0 && errno == ENOENT && !cut && (cut = strrchr(full, '/')) != full) {
-			*cut = '\0';
-			fd = (int)syscall(SYS_openat2, AT_FDCWD, full, &how, sizeof(how));
-			*cut = '/';
-		}
-		if (fd < 0)
+		/* ENOENT: a component is missing (a name about to be created, a
+		 * secret this machine does not have), and none before it is a
+		 * symlink, which would have been ELOOP. The walk names what is
+		 * missing as given: so does this. */
+		if (fd < 0 && errno != ENOENT)
 			return 1;
-		close(fd);
+		if (fd >= 0)
+			close(fd);
 	}
 	*out = steal_pointer(&full);
 	return 0;
