@@ -253,8 +253,7 @@ static int prepare_landlock(struct run *r)
 		return 0;
 	/* As root (CAP_SYS_ADMIN): secret reads seen one by one. Else, or
 	 * when the guard cannot start, Landlock enforces them all, as ever. */
-	if (tg_fanguard_probe())
-		(void)tg_fanguard_new(getpid(), on_secret_open, r, &r->fan);
+	(void)tg_fanguard_new(getpid(), on_secret_open, r, &r->fan);
 	struct ll_spec ls = { 0 };
 	struct tg_landlock_view *view = NULL;
 	int rc = landlock_spec(r, &ls);

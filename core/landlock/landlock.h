@@ -139,8 +139,9 @@ typedef void (*tg_fanguard_hook)(void *ud, const struct tg_fan_refusal *f);
 int tg_fanguard_probe(void);
 
 /* A group and its answering thread. tracer: the thread that traces the
- * tree (tracees show it as TracerPid). 0 or -errno (-EOPNOTSUPP when the
- * probe says no). The thread runs from here on. */
+ * tree (tracees show it as TracerPid). 0 or -errno (-EOPNOTSUPP where the
+ * probe would say no: it makes the same check). The thread runs from here
+ * on. */
 int tg_fanguard_new(pid_t tracer, tg_fanguard_hook hook, void *ud, struct tg_fanguard **out);
 
 /* Mark path (followed): a file, or a directory and its subdirectories. 0,
