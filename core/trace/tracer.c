@@ -1327,6 +1327,7 @@ struct spawn {
 	pthread_t helper;
 	bool helper_started;
 	int clone_err;          /* the helper's: errno of a failed clone, else 0 */
+	pid_t pid;              /* the child, once made (to reap it if it dies unseized) */
 };
 
 static int spawn_child(void *arg) TG_NORETURN TG_CHILD_CODE;
@@ -1347,6 +1348,7 @@ static void *spawn_helper(void *arg)
 	struct spawn *s = arg;
 	pid_t pid = clone(spawn_child, s->map + s->map_size, CLONE_VM | CLONE_VFORK | SIGCHLD, s);
 	s->clone_err = pid < 0 ? errno : 0;
+	s->pid = pid;
 	/* The child has exec'd or died, or never was: the process's copies
 	 * of its pipe ends go, so that the tracer reads EOF after its error. */
 	close(s->go[0]);
@@ -1422,6 +1424,7 @@ static int spawn_forked(struct spawn *s)
 		spawn_child(s);
 	if (pid < 0)
 		return -errno;
+	s->pid = pid;
 	close(s->go[0]);
 	close(s->err[1]);
 	s->go[0] = s->err[1] = -1;
@@ -1477,6 +1480,9 @@ static int start_child(struct tracer *t, struct spawn *s)
 	if (n != (ssize_t)sizeof(pid)) {
 		spawn_end(s);
 		e = s->clone_err ? -s->clone_err : -EIO;
+		/* Made, but dead before it could say its pid. */
+		if (s->pid > 0)
+			waitpid(s->pid, NULL, __WALL);
 		goto fail;
 	}
 	if (ptrace(PTRACE_SEIZE, pid, 0L, (long)TG_PTRACE_OPTIONS) < 0)
