@@ -289,6 +289,16 @@ t_scripts() {
 	drv -- /bin/sh -c "cd '$W' && PATH='$W' s1 x"
 	assert_eq "script via PATH" 4 "$RC"
 	log_lacks "^kill "
+	# No #!: execvp runs it with /bin/sh after copying argv onto the
+	# stack of the child, which shares our memory and has a stack of its
+	# own until the exec: it must hold 100,000 words.
+	printf 'echo "$#"; exit 7\n' >s5
+	chmod +x s5
+	# shellcheck disable=SC2046
+	drv -- ./s5 $(seq 1 100000) >"$TG_TMP/stdout"
+	assert_eq "script without #!, 100,000 words" 7 "$RC"
+	assert_eq "its argc" 100000 "$(cat "$TG_TMP/stdout")"
+	log_lacks "^kill "
 }
 
 # Every trapped syscall and its *at variant reaches the tracer with the
