@@ -1361,11 +1361,9 @@ static void *spawn_helper(void *arg)
  * without #!, execvp's copy of argv. */
 static size_t child_map_size(char *const *argv, size_t page)
 {
-	size_t argc = 0;
-	while (argv[argc])
-		argc++;
 	const char *path = getenv("PATH");
-	size_t n = (128u << 10) + 2 * PATH_MAX + (path ? strlen(path) : 0) + (argc + 4) * sizeof(char *);
+	size_t n = (128u << 10) + 2 * PATH_MAX + (path ? strlen(path) : 0) +
+	           (tg_strv_len(argv) + 4) * sizeof(char *);
 	return page + (n + page - 1) / page * page;
 }
 
@@ -1478,7 +1476,7 @@ static int start_child(struct tracer *t, struct spawn *s)
 		n = read(s->err[0], &pid, sizeof(pid));
 	while (n < 0 && errno == EINTR);
 	if (n != (ssize_t)sizeof(pid)) {
-		spawn_end(s);
+		spawn_end(s); /* the helper's clone_err and pid, once joined */
 		e = s->clone_err ? -s->clone_err : -EIO;
 		/* Made, but dead before it could say its pid. */
 		if (s->pid > 0)
@@ -1494,7 +1492,6 @@ static int start_child(struct tracer *t, struct spawn *s)
 	if (e < 0) {
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, __WALL);
-		spawn_end(s);
 		goto fail;
 	}
 	t->main_pid = pid;
