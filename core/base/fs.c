@@ -9,6 +9,7 @@
 #include <linux/openat2.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -114,11 +115,22 @@ void tg_fs_dircache_clear(struct tg_fs_dircache *c)
 	c->parent = NULL;
 }
 
-int tg_fs_lstat_cached(int wsfd, struct tg_fs_dircache *c, const char *rel, struct stat *st)
+/* Where rel's last component is to be looked up through cache c: *dfd
+ * (c's fd, or wsfd for a name with no slash) and *name. 1: rel is c's
+ * directory itself (*dfd is its fd, *name ""). 0, or -errno from the
+ * parent's resolution (lstat's view: a parent that is no directory holds
+ * nothing). */
+static int cached_at(int wsfd, struct tg_fs_dircache *c, const char *rel, int *dfd, const char **name)
 {
 	const char *slash = strrchr(rel, '/');
-	if (!slash)
-		return tg_fs_lstat(wsfd, rel, st);
+	if (c->parent && c->fd >= 0 && strcmp(rel, c->parent) == 0) {
+		*dfd = c->fd, *name = "";
+		return 1;
+	}
+	if (!slash) {
+		*dfd = wsfd, *name = rel;
+		return 0;
+	}
 	size_t plen = (size_t)(slash - rel);
 	if (!c->parent || strlen(c->parent) != plen || memcmp(c->parent, rel, plen) != 0) {
 		tg_fs_dircache_clear(c);
@@ -130,7 +142,55 @@ int tg_fs_lstat_cached(int wsfd, struct tg_fs_dircache *c, const char *rel, stru
 	}
 	if (c->fd < 0)
 		return lstat_err(c->fd);
-	return fstatat(c->fd, slash + 1, st, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
+	*dfd = c->fd, *name = slash + 1;
+	return 0;
+}
+
+int tg_fs_lstat_cached(int wsfd, struct tg_fs_dircache *c, const char *rel, struct stat *st)
+{
+	if (!rel[0])
+		return tg_fs_lstat(wsfd, rel, st);
+	int dfd;
+	const char *name;
+	int r = cached_at(wsfd, c, rel, &dfd, &name);
+	if (r < 0)
+		return r;
+	return fstatat(dfd, name, st, r == 1 ? AT_EMPTY_PATH : AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
+}
+
+int tg_fs_lstatx_cached(int wsfd, struct tg_fs_dircache *c, const char *rel, struct stat *st, struct statx *sx)
+{
+	int dfd = wsfd;
+	const char *name = "";
+	int r = rel[0] ? cached_at(wsfd, c, rel, &dfd, &name) : 1;
+	if (r < 0)
+		return r;
+	int flags = AT_STATX_SYNC_AS_STAT | (r == 1 ? AT_EMPTY_PATH : AT_SYMLINK_NOFOLLOW);
+	if (statx(dfd, name, flags, STATX_BASIC_STATS | STATX_BTIME, sx) < 0) {
+		sx->stx_mask = 0;
+		return -errno;
+	}
+	tg_fs_stat_of_statx(st, sx);
+	return 0;
+}
+
+void tg_fs_stat_of_statx(struct stat *st, const struct statx *sx)
+{
+	*st = (struct stat){
+		.st_dev = makedev(sx->stx_dev_major, sx->stx_dev_minor),
+		.st_ino = sx->stx_ino,
+		.st_mode = sx->stx_mode,
+		.st_nlink = sx->stx_nlink,
+		.st_uid = sx->stx_uid,
+		.st_gid = sx->stx_gid,
+		.st_rdev = makedev(sx->stx_rdev_major, sx->stx_rdev_minor),
+		.st_size = (off_t)sx->stx_size,
+		.st_blksize = (blksize_t)sx->stx_blksize,
+		.st_blocks = (blkcnt_t)sx->stx_blocks,
+		.st_atim = { sx->stx_atime.tv_sec, sx->stx_atime.tv_nsec },
+		.st_mtim = { sx->stx_mtime.tv_sec, sx->stx_mtime.tv_nsec },
+		.st_ctim = { sx->stx_ctime.tv_sec, sx->stx_ctime.tv_nsec },
+	};
 }
 
 int tg_fs_open_path(int wsfd, const char *rel)

@@ -28,7 +28,17 @@ struct tg_fs_dircache {
 	int fd;         /* its fd, or -errno of opening it */
 };
 int tg_fs_lstat_cached(int wsfd, struct tg_fs_dircache *c, const char *rel, struct stat *st);
+/* The same with statx (STATX_BASIC_STATS and the birth time), st filled
+ * from it. Asked for the cached directory itself, either answers from its
+ * fd (the directory the last lookup went through: one syscall, not three). */
+struct statx;
+int tg_fs_lstatx_cached(int wsfd, struct tg_fs_dircache *c, const char *rel, struct stat *st, struct statx *sx);
 void tg_fs_dircache_clear(struct tg_fs_dircache *c);
+
+/* st as fstat would fill it, from a statx that asked for STATX_BASIC_STATS:
+ * one statx gives both (and the birth time), where fstat+statx are two
+ * syscalls. */
+void tg_fs_stat_of_statx(struct stat *st, const struct statx *sx);
 
 /* An O_PATH|O_NOFOLLOW fd on rel itself ("" = a dup of wsfd). */
 int tg_fs_open_path(int wsfd, const char *rel);

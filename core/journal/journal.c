@@ -512,6 +512,12 @@ int tg_journal_lstat_cached(const struct tg_journal *j, struct tg_fs_dircache *c
 	return tg_fs_lstat_cached(j->wsfd, c, rel, st);
 }
 
+int tg_journal_lstatx_cached(const struct tg_journal *j, struct tg_fs_dircache *c, const char *rel,
+                             struct stat *st, struct statx *sx)
+{
+	return tg_fs_lstatx_cached(j->wsfd, c, rel, st, sx);
+}
+
 int tg_journal_parent(const struct tg_journal *j, const char *rel, const char **leaf)
 {
 	return tg_fs_parent(j->wsfd, rel, leaf);

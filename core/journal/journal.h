@@ -199,8 +199,13 @@ int tg_journal_lstat(const struct tg_journal *j, const char *rel, struct stat *s
 /* The same for sorted runs of paths in a tree nothing else changes: the
  * previous path's parent stays open in c (base/fs.h). */
 struct tg_fs_dircache;
+struct statx;
 int tg_journal_lstat_cached(const struct tg_journal *j, struct tg_fs_dircache *c, const char *rel,
                             struct stat *st);
+/* The same through statx: st, and sx with the birth time where the
+ * filesystem keeps one. */
+int tg_journal_lstatx_cached(const struct tg_journal *j, struct tg_fs_dircache *c, const char *rel,
+                             struct stat *st, struct statx *sx);
 /* An O_PATH fd on rel's parent directory in the workspace (no symlink
  * followed on the way), *leaf = rel's last component. fd or -errno. */
 int tg_journal_parent(const struct tg_journal *j, const char *rel, const char **leaf);

@@ -95,6 +95,13 @@ struct tg_txn {
 	bool trash;              /* pruned runs wait in the trash (tg_txn_collect) */
 	bool sync_set;           /* the journal's sync mode is chosen (first capture) */
 	enum tg_sync_choice sync; /* what it is chosen from */
+	/* One call's lookups (its path, its parent for the parent's mtime and
+	 * for "made in a directory of this run?", the object it made) go
+	 * through the directory of its path, opened once: op_begin/op_end
+	 * bracket the call, and nothing outside them sees the cache (the
+	 * directory may be renamed between two calls). */
+	struct tg_fs_dircache dc;
+	bool in_op;
 };
 
 static int write_gitignore(const char *dir)
@@ -486,32 +493,45 @@ static bool made_in_run(struct tg_txn *t, const struct stat *st, const struct st
 	return (uint64_t)st->st_ctim.tv_sec * 1000000000u + (uint64_t)st->st_ctim.tv_nsec >= start;
 }
 
+static void op_begin(struct tg_txn *t)
+{
+	tg_fs_dircache_clear(&t->dc);
+	t->in_op = true;
+}
+
+static void op_end(struct tg_txn *t)
+{
+	t->in_op = false;
+	tg_fs_dircache_clear(&t->dc);
+}
+
+/* lstat of rel: within a call, through its directory cache. */
+static int op_lstat(struct tg_txn *t, const char *rel, struct stat *st)
+{
+	return t->in_op ? tg_journal_lstat_cached(t->j, &t->dc, rel, st) : tg_journal_lstat(t->j, rel, st);
+}
+
 /* The object at rel now: 0, or -errno (-ENOENT: nothing there). */
 static int ident_of_name(struct tg_txn *t, const char *rel, struct stat *st, struct statx *sx)
 {
-	sx->stx_mask = 0;
-	int e = tg_journal_lstat(t->j, rel, st);
-	if (e < 0)
-		return e;
-	const char *leaf;
-	_cleanup_close_ int pfd = tg_journal_parent(t->j, rel, &leaf);
-	if (pfd < 0 || statx(pfd, leaf, AT_SYMLINK_NOFOLLOW, STATX_INO | STATX_BTIME, sx) < 0)
-		sx->stx_mask = 0;
-	return 0;
+	struct tg_fs_dircache once = { 0 };
+	int e = tg_journal_lstatx_cached(t->j, t->in_op ? &t->dc : &once, rel, st, sx);
+	tg_fs_dircache_clear(&once);
+	return e;
 }
 
 /* The object thread tid's fd refers to, whatever its name is now (or if it
- * has none left): what an open made or opened. */
+ * has none left): what an open made or opened. One statx through the
+ * /proc link (it leads to the open file's own object, not to a name). */
 static int ident_of_fd(pid_t tid, long fd, struct stat *st, struct statx *sx)
 {
 	char p[64];
 	snprintf(p, sizeof(p), "/proc/%d/fd/%ld", (int)tid, fd);
-	sx->stx_mask = 0;
-	_cleanup_close_ int o = open(p, O_PATH | O_CLOEXEC);
-	if (o < 0 || fstat(o, st) < 0)
-		return -errno;
-	if (statx(o, "", AT_EMPTY_PATH, STATX_INO | STATX_BTIME, sx) < 0)
+	if (statx(AT_FDCWD, p, AT_STATX_SYNC_AS_STAT, STATX_BASIC_STATS | STATX_BTIME, sx) < 0) {
 		sx->stx_mask = 0;
+		return -errno;
+	}
+	tg_fs_stat_of_statx(st, sx);
 	return 0;
 }
 
@@ -638,7 +658,7 @@ static int settle_result(struct tg_txn *t, size_t i, long rval)
 	_cleanup_free_ char *where = NULL;
 	if (p->by_fd && p->watch) {
 		struct stat now;
-		if (tg_journal_lstat(t->j, p->rel, &now) == 0 && now.st_dev == st.st_dev && now.st_ino == st.st_ino)
+		if (op_lstat(t, p->rel, &now) == 0 && now.st_dev == st.st_dev && now.st_ino == st.st_ino)
 			where = tg_strdup(p->rel);
 		else if (st.st_nlink > 0)
 			where = name_of_fd(t, p->tid, rval);
@@ -653,6 +673,7 @@ int tg_txn_after(struct tg_txn *t, pid_t tid, long rval)
 	if (t->finished || (rval <= -512 && rval >= -516))
 		return 0;
 	tg_journal_hold(t->j);
+	op_begin(t);
 	int e = 0;
 	for (size_t i = 0; i < t->npend && e >= 0;) {
 		struct pending *p = &t->pend[i];
@@ -667,6 +688,7 @@ int tg_txn_after(struct tg_txn *t, pid_t tid, long rval)
 		else
 			i++;
 	}
+	op_end(t);
 	int s = tg_journal_release(t->j);
 	return e < 0 ? e : s;
 }
@@ -688,7 +710,7 @@ static int save_parent(struct tg_txn *t, const char *rel)
 	if (!parent)
 		return -ENOMEM;
 	struct stat st;
-	if (tg_journal_lstat(t->j, parent, &st) < 0 || !S_ISDIR(st.st_mode))
+	if (op_lstat(t, parent, &st) < 0 || !S_ISDIR(st.st_mode))
 		return 0; /* the call will fail with ENOENT/ENOTDIR: nothing changes */
 	return save_meta(t, parent, &st, true);
 }
@@ -705,7 +727,7 @@ static char *entry_key(struct tg_txn *t, const char *rel, struct stat *parent)
 	struct stat st;
 	if (!parent)
 		parent = &st;
-	if (!dir || tg_journal_lstat(t->j, dir, parent) < 0)
+	if (!dir || op_lstat(t, dir, parent) < 0)
 		return NULL;
 	const char *slash = strrchr(rel, '/');
 	return tg_asprintf("%llx:%llx/%s", (unsigned long long)parent->st_dev,
@@ -869,7 +891,7 @@ static int write_fate(struct tg_txn *t, const char *rel, int flags)
 static int before_open(struct tg_txn *t, const struct tg_op *op, const char *rel)
 {
 	struct stat st;
-	int e = tg_journal_lstat(t->j, rel, &st);
+	int e = op_lstat(t, rel, &st);
 	if (e == -ENOENT)
 		return op->flags & O_CREAT ? save_created(t, rel, false, true) : 0;
 	if (e < 0)
@@ -896,7 +918,7 @@ static int before_open(struct tg_txn *t, const struct tg_op *op, const char *rel
 static int before_remove(struct tg_txn *t, const char *rel, bool dir)
 {
 	struct stat st;
-	int e = tg_journal_lstat(t->j, rel, &st);
+	int e = op_lstat(t, rel, &st);
 	if (e == -ENOENT)
 		return 0;
 	if (e < 0)
@@ -960,7 +982,7 @@ static int before_rename_in(struct tg_txn *t, const struct tg_op *op, const char
 	_cleanup_close_ int pfd = tg_journal_parent(t->j, to, &leaf);
 	if (pfd < 0)
 		return 0; /* ENOENT / ENOTDIR on the way to the destination */
-	int de = tg_journal_lstat(t->j, to, &dst);
+	int de = op_lstat(t, to, &dst);
 	if (de < 0 && de != -ENOENT)
 		return de;
 	if (de == 0) {
@@ -991,10 +1013,10 @@ static int before_rename(struct tg_txn *t, const struct tg_op *op)
 	if (!from[0] || !to[0])
 		return 0; /* renaming the workspace root fails (EBUSY) */
 	struct stat src, dst;
-	int e = tg_journal_lstat(t->j, from, &src);
+	int e = op_lstat(t, from, &src);
 	if (e < 0)
 		return e == -ENOENT ? 0 : e;
-	int de = tg_journal_lstat(t->j, to, &dst);
+	int de = op_lstat(t, to, &dst);
 	if (de < 0 && de != -ENOENT)
 		return de;
 	bool exchange = op->flags & RENAME_EXCHANGE;
@@ -1040,7 +1062,7 @@ static int before_new_name(struct tg_txn *t, const char *rel, bool link)
 	if (!rel)
 		return 0;
 	struct stat st;
-	int e = tg_journal_lstat(t->j, rel, &st);
+	int e = op_lstat(t, rel, &st);
 	if (e == 0)
 		return 0; /* EEXIST */
 	return e == -ENOENT ? save_created(t, rel, link, false) : e;
@@ -1049,7 +1071,7 @@ static int before_new_name(struct tg_txn *t, const char *rel, bool link)
 static int before_meta(struct tg_txn *t, const char *rel)
 {
 	struct stat st;
-	int e = tg_journal_lstat(t->j, rel, &st);
+	int e = op_lstat(t, rel, &st);
 	if (e < 0)
 		return e == -ENOENT ? 0 : e;
 	return save_meta(t, rel, &st, false);
@@ -1170,7 +1192,9 @@ int tg_txn_before(struct tg_txn *t, const struct tg_op *op)
 	if (a < 0)
 		return a;
 	tg_journal_hold(t->j);
+	op_begin(t);
 	int e = before_op(t, a ? &copy : op);
+	op_end(t);
 	int s = tg_journal_release(t->j);
 	return e < 0 ? e : s;
 }
@@ -1191,7 +1215,7 @@ static int before_op(struct tg_txn *t, const struct tg_op *op)
 		return rel ? before_open(t, op, rel) : 0;
 	case TG_OP_TRUNCATE: {
 		struct stat st;
-		e = rel ? tg_journal_lstat(t->j, rel, &st) : -ENOENT;
+		e = rel ? op_lstat(t, rel, &st) : -ENOENT;
 		if (!e && S_ISREG(st.st_mode) && !idset_has(&t->content, &st) && !idset_has(&t->born, &st))
 			e = write_fate(t, rel, O_WRONLY | O_TRUNC);
 		return e == -ENOENT || e == 1 ? 0 : e ? e : save_content(t, rel, &st);
