@@ -790,6 +790,13 @@ static int save_created_as(struct tg_txn *t, const char *rel, bool link, bool by
 		if (e < 0)
 			return e;
 		p.seq = tg_journal_last_seq(t->j);
+	} else if (!moved) {
+		/* No record to complete: the object only joins `born` (a later
+		 * write to it captures nothing), and its name tells as much at
+		 * the thread's next call (made_in_run: an original moved there
+		 * meanwhile is not taken for the run's). No stop at the call's
+		 * exit, which a tree of many new files would pay per file. */
+		p.await = false;
 	}
 	p.rel = tg_strdup(rel);
 	if (!p.rel)
