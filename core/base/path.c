@@ -22,8 +22,13 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 
 #include "util.h"
+
+#ifndef STATX_MNT_ID
+#define STATX_MNT_ID 0x00001000U
+#endif
 
 /* The kernel's MAXSYMLINKS: more links in one walk fail with ELOOP. */
 #define TG_MAX_SYMLINKS 40
@@ -459,10 +464,13 @@ static void walk_done(struct walk *w)
  * tracee that shares both, and then its paths are ours. The namespace is
  * kept as the name readlink gives ("mnt:[4026531841]"): the inode number
  * is unique among live namespaces, and readlink of /proc/PID/ns/mnt only
- * formats it, where stat would build a dentry for it on every stop. */
+ * formats it, where stat would build a dentry for it on every stop. The
+ * root's mount id (STATX_MNT_ID, Linux 5.8) lets one statx answer both. */
 struct self_id {
 	dev_t root_dev;
 	ino_t root_ino;
+	uint64_t root_mnt;
+	bool mnt_ok;
 	char ns[64];
 	bool ok;
 };
@@ -473,11 +481,16 @@ static const struct self_id *self_id(void)
 	static bool done;
 	if (!done) {
 		struct stat r;
+		struct statx sx;
 		ssize_t n = readlink("/proc/self/ns/mnt", id.ns, sizeof(id.ns) - 1);
 		id.ok = stat("/", &r) == 0 && n > 0 && (size_t)n < sizeof(id.ns) - 1;
 		if (id.ok)
 			id.ns[n] = '\0';
 		id.root_dev = r.st_dev, id.root_ino = r.st_ino;
+		id.mnt_ok = id.ok && statx(AT_FDCWD, "/", 0, STATX_INO | STATX_MNT_ID, &sx) == 0 &&
+		            (sx.stx_mask & STATX_MNT_ID) && sx.stx_ino == r.st_ino &&
+		            makedev(sx.stx_dev_major, sx.stx_dev_minor) == r.st_dev;
+		id.root_mnt = id.mnt_ok ? sx.stx_mnt_id : 0;
 		done = true;
 	}
 	return &id;
@@ -514,6 +527,20 @@ static bool shares_our_root(pid_t pid)
 	struct stat st;
 	if (!me->ok)
 		return false;
+	/* One statx: the very mount and directory that are our root. Every
+	 * mount namespace has mount objects of its own, so a tracee in another
+	 * one has another root mount; and one whose root is ours (an fd kept
+	 * across a setns, then chroot(".")) walks our mount tree from it: its
+	 * paths are ours. */
+	if (me->mnt_ok) {
+		struct statx sx;
+		snprintf(path, sizeof(path), "/proc/%d/root", (int)pid);
+		if (statx(AT_FDCWD, path, 0, STATX_INO | STATX_MNT_ID, &sx) < 0)
+			return false;
+		if (sx.stx_mask & STATX_MNT_ID)
+			return sx.stx_mnt_id == me->root_mnt && sx.stx_ino == me->root_ino &&
+			       makedev(sx.stx_dev_major, sx.stx_dev_minor) == me->root_dev;
+	}
 	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)pid);
 	ssize_t n = readlink(path, ns, sizeof(ns));
 	if (n <= 0 || (size_t)n != strlen(me->ns) || memcmp(ns, me->ns, (size_t)n) != 0)
