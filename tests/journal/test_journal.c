@@ -907,6 +907,37 @@ static void new_file_moved_before_its_result(bool remove)
 Test(journal, new_file_removed_before_its_result) { new_file_moved_before_its_result(true); }
 Test(journal, new_file_renamed_before_its_result) { new_file_moved_before_its_result(false); }
 
+/* A new file in a directory the run made writes no record, so its call
+ * gets no exit stop: the name settles it at A's next call. Meanwhile B
+ * rewrites it (a capture the restore does not need, and harmless) and
+ * moves an original over the name of A's next creation, which A then
+ * overwrites: that original is not the run's, and comes back intact. */
+Test(journal, creation_without_record_settles_by_name)
+{
+	pid_t a = getpid(), b = getppid();
+	raise_timestamp_floor();
+	put("orig", "precious");
+	open_txn();
+	cr_assert_eq(before_by(a, TG_OP_MKDIR, "d", NULL, 0), 0);
+	cr_assert(tg_txn_awaits(t, a), "a recorded creation waits for its result");
+	cr_assert_eq(mkdir(P("d"), 0755), 0);
+	cr_assert_eq(before_by(a, TG_OP_OPEN, "d/x", NULL, O_WRONLY | O_CREAT), 0);
+	cr_assert_not(tg_txn_awaits(t, a), "no record, no exit stop");
+	put("d/x", "a");
+	cr_assert_eq(before_by(b, TG_OP_OPEN, "d/x", NULL, O_WRONLY | O_TRUNC), 0);
+	put("d/x", "b");
+	cr_assert_eq(before_by(a, TG_OP_OPEN, "d/y", NULL, O_WRONLY | O_CREAT), 0);
+	cr_assert_eq(before_by(b, TG_OP_RENAME, "orig", "d/y", 0), 0);
+	cr_assert_eq(rename(P("orig"), P("d/y")), 0); /* A's create then opens it */
+	cr_assert_eq(before_by(a, TG_OP_OPEN, "d/y", NULL, O_WRONLY | O_TRUNC), 0);
+	put("d/y", "clobbered");
+	rollback();
+	_cleanup_free_ char *o = get("orig");
+	cr_assert_str_eq(o, "precious");
+	struct stat st;
+	cr_assert_eq(lstat(P("d"), &st), -1, "the new directory goes whole");
+}
+
 /* A failed call's result: its name is never removed, whatever comes there. */
 Test(journal, failed_creation_by_its_result)
 {
