@@ -11,6 +11,9 @@
 # Environment:
 #   TXGUARD       the binary (default: build/cmd/txguard of this tree)
 #   BENCH_CACHE   where the big fixtures live, kept between runs (default /var/tmp/txguard-bench)
+#   BENCH_RUN     where one run's workspaces and journals go, removed at the end
+#                 (default: under BENCH_CACHE); e.g. a tmpfs, to time txguard apart
+#                 from a disk's own variance (docs/benchmarks.md)
 #   BENCH_VERBOSE=1  show the workloads' output
 #
 # Every ratio is against native timings taken in the same run, variants interleaved
@@ -55,7 +58,9 @@ fi
 
 TXGUARD=${TXGUARD:-$REPO/build/cmd/txguard}
 mkdir -p "$BENCH_CACHE" || die "cannot create $BENCH_CACHE"
-RUN=$(mktemp -d "$BENCH_CACHE/run.XXXXXX")
+BENCH_RUN=${BENCH_RUN:-$BENCH_CACHE}
+mkdir -p "$BENCH_RUN" || die "cannot create $BENCH_RUN"
+RUN=$(mktemp -d "$BENCH_RUN/run.XXXXXX")
 cleanup_run() { rm -rf "$RUN"; }
 trap 'cleanup_run' EXIT
 trap 'exit 130' INT TERM
@@ -95,7 +100,7 @@ check_txguard() {
 machine_line() {
 	printf 'date %s; host %s; nproc %s; kernel %s; fs of %s: %s; load %s\n' \
 		"$(date -u +%Y-%m-%dT%H:%MZ)" "$(hostname)" "$(nproc)" "$(uname -r)" \
-		"$BENCH_CACHE" "$(findmnt -no FSTYPE -T "$BENCH_CACHE")" \
+		"$RUN" "$(findmnt -no FSTYPE -T "$RUN")" \
 		"$(cut -d' ' -f1-3 /proc/loadavg)"
 	printf 'txguard %s (%s); strace %s; reps %s%s\n' "$TXGUARD" \
 		"$([ "$TG_OK" = 1 ] && "$TXGUARD" --version 2>/dev/null | head -1 || echo 'not working')" \
@@ -103,9 +108,11 @@ machine_line() {
 }
 
 need_disk() { # need_disk MiB: fail early instead of filling the disk
-	local avail
-	avail=$(df -Pm "$BENCH_CACHE" | awk 'NR == 2 { print $4 }')
-	[ "$avail" -ge "$1" ] || die "need ${1} MiB free under $BENCH_CACHE, have ${avail} MiB (df -h $BENCH_CACHE)"
+	local avail d
+	for d in "$BENCH_CACHE" "$RUN"; do
+		avail=$(df -Pm "$d" | awk 'NR == 2 { print $4 }')
+		[ "$avail" -ge "$1" ] || die "need ${1} MiB free under $d, have ${avail} MiB (df -h $d)"
+	done
 }
 
 # bench_variants SECTION PREPARE_FN RUN_FN VARIANT...: REPS rounds, each running every
