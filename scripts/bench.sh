@@ -295,6 +295,14 @@ section_txn() {
 
 # rm -rf of a subtree: native, committed under txguard, failed under txguard (restored).
 RMTPL="$BENCH_CACHE/sub-$RM_FILES.tpl"
+# Names, types, modes and sizes of a tree, as one checksum. A directory's
+# size is left out: it is the filesystem's (a block count on ext4, 20 bytes
+# an entry on tmpfs), and BENCH_RUN may be another filesystem than the
+# template's.
+tree_sig() {
+	(cd "$1" 2>/dev/null && find . \( -type d -printf '%p %y %m\n' \) -o -printf '%p %y %m %s\n' |
+		sort | md5sum)
+}
 section_rmrf() {
 	say "== rmrf: rm -rf of a $RM_FILES-file subtree; restore after a failed run"
 	if [ ! -d "$RMTPL" ]; then
@@ -303,7 +311,7 @@ section_rmrf() {
 	fi
 	local ws="$RUN/rmws"
 	mkdir -p "$ws"
-	RM_SIG=$(cd "$RMTPL" && find . -printf '%p %y %m %s\n' | sort | md5sum)
+	RM_SIG=$(tree_sig "$RMTPL")
 	# The committed run keeps its journal as history (undo): its state dir
 	# is removed in the next prepare, off the clock. That removal is a cost
 	# paid later, when the run leaves the history bound; it gets its own row.
@@ -334,7 +342,7 @@ section_rmrf() {
 	if [ "$TG_OK" = 1 ]; then
 		# The last variant run was the failed one: the subtree must be back exactly.
 		local sig
-		sig=$(cd "$ws/sub" 2>/dev/null && find . -printf '%p %y %m %s\n' | sort | md5sum)
+		sig=$(tree_sig "$ws/sub")
 		if [ "$sig" = "$RM_SIG" ]; then
 			TABLE[-1]+="restored exactly (names, types, modes, sizes)"
 		else
@@ -377,7 +385,7 @@ rm_restore_time() {
 			-w "$ws" --tx "$id" -- rm -rf sub) >/dev/null 2>&1 || { ok=0; break; }
 		[ ! -e "$ws/sub" ] || { ok=0; break; }
 		timed t "$TXGUARD" rollback -w "$ws" --state-dir "$st" "$id" || { ok=0; break; }
-		[ "$(cd "$ws/sub" 2>/dev/null && find . -printf '%p %y %m %s\n' | sort | md5sum)" = "$RM_SIG" ] || { ok=0; break; }
+		[ "$(tree_sig "$ws/sub")" = "$RM_SIG" ] || { ok=0; break; }
 		all+=" $t"
 	done
 	rm -rf "$st"
