@@ -120,29 +120,36 @@ void tg_fs_dircache_clear(struct tg_fs_dircache *c)
  * directory itself (*dfd is its fd, *name ""). 0, or -errno from the
  * parent's resolution (lstat's view: a parent that is no directory holds
  * nothing). */
-static int cached_at(int wsfd, struct tg_fs_dircache *c, const char *rel, int *dfd, const char **name)
+int tg_fs_parent_cached(int wsfd, struct tg_fs_dircache *c, const char *rel, const char **leaf)
 {
 	const char *slash = strrchr(rel, '/');
-	if (c->parent && c->fd >= 0 && strcmp(rel, c->parent) == 0) {
-		*dfd = c->fd, *name = "";
-		return 1;
-	}
 	if (!slash) {
-		*dfd = wsfd, *name = rel;
-		return 0;
+		*leaf = rel;
+		return wsfd;
 	}
 	size_t plen = (size_t)(slash - rel);
 	if (!c->parent || strlen(c->parent) != plen || memcmp(c->parent, rel, plen) != 0) {
 		tg_fs_dircache_clear(c);
-		const char *leaf;
+		const char *l;
 		c->parent = tg_strndup(rel, plen);
 		if (!c->parent)
 			return -ENOMEM;
-		c->fd = tg_fs_parent(wsfd, rel, &leaf);
+		c->fd = tg_fs_parent(wsfd, rel, &l);
 	}
-	if (c->fd < 0)
-		return lstat_err(c->fd);
-	*dfd = c->fd, *name = slash + 1;
+	*leaf = slash + 1;
+	return c->fd;
+}
+
+static int cached_at(int wsfd, struct tg_fs_dircache *c, const char *rel, int *dfd, const char **name)
+{
+	if (c->parent && c->fd >= 0 && strcmp(rel, c->parent) == 0) {
+		*dfd = c->fd, *name = "";
+		return 1;
+	}
+	int fd = tg_fs_parent_cached(wsfd, c, rel, name);
+	if (fd < 0)
+		return lstat_err(fd);
+	*dfd = fd;
 	return 0;
 }
 

@@ -34,6 +34,9 @@ int tg_fs_lstat_cached(int wsfd, struct tg_fs_dircache *c, const char *rel, stru
 struct statx;
 int tg_fs_lstatx_cached(int wsfd, struct tg_fs_dircache *c, const char *rel, struct stat *st, struct statx *sx);
 void tg_fs_dircache_clear(struct tg_fs_dircache *c);
+/* tg_fs_parent through cache c: the fd is c's (or wsfd, for a name with
+ * no slash), not the caller's to close; valid until c next changes. */
+int tg_fs_parent_cached(int wsfd, struct tg_fs_dircache *c, const char *rel, const char **leaf);
 
 /* st as fstat would fill it, from a statx that asked for STATX_BASIC_STATS:
  * one statx gives both (and the birth time), where fstat+statx are two

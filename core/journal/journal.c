@@ -844,12 +844,14 @@ static int save_object(struct tg_journal *j, const char *rel, const struct stat 
 
 /* Keep the inode alive: a hard link into the stash, durable before the
  * unlink runs. Link groups survive because restore re-links this inode. */
-static int stash_link(struct tg_journal *j, const char *rel, const struct stat *st, uint32_t flags)
+static int stash_link(struct tg_journal *j, struct tg_fs_dircache *dc, const char *rel, const struct stat *st,
+                      uint32_t flags)
 {
 	char name[32];
 	snprintf(name, sizeof(name), "%llu", (unsigned long long)(j->seq + 1));
 	const char *leaf;
-	_cleanup_close_ int pfd = tg_fs_parent(j->wsfd, rel, &leaf);
+	_cleanup_close_ int own = -1;
+	int pfd = dc ? tg_fs_parent_cached(j->wsfd, dc, rel, &leaf) : (own = tg_fs_parent(j->wsfd, rel, &leaf));
 	if (pfd < 0)
 		return pfd;
 	if (linkat(pfd, leaf, j->stashfd, name, 0) < 0)
@@ -871,7 +873,8 @@ static int stash_link(struct tg_journal *j, const char *rel, const struct stat *
 	return e;
 }
 
-int tg_journal_remove(struct tg_journal *j, const char *rel, const struct stat *st, bool born)
+int tg_journal_remove(struct tg_journal *j, struct tg_fs_dircache *dc, const char *rel, const struct stat *st,
+                      bool born)
 {
 	int e = check_usable(j);
 	if (e)
@@ -884,7 +887,7 @@ int tg_journal_remove(struct tg_journal *j, const char *rel, const struct stat *
 		r.aux = x;
 		return e ? e : append(j, &r, true);
 	}
-	e = j->no_stash ? -EXDEV : stash_link(j, rel, st, born ? TG_JREC_F_BORN : 0);
+	e = j->no_stash ? -EXDEV : stash_link(j, dc, rel, st, born ? TG_JREC_F_BORN : 0);
 	if (e == -EXDEV || e == -EPERM || e == -EMLINK) {
 		if (e == -EXDEV)
 			j->no_stash = true;

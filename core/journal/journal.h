@@ -166,8 +166,11 @@ int tg_journal_created(struct tg_journal *j, const char *rel);
 int tg_journal_content(struct tg_journal *j, const char *rel, const struct stat *st);
 int tg_journal_meta(struct tg_journal *j, const char *rel, const struct stat *st, bool implicit);
 /* born: the object was created by this run (kept only because a restore
- * step needs it in place; it is not expected back at the end). */
-int tg_journal_remove(struct tg_journal *j, const char *rel, const struct stat *st, bool born);
+ * step needs it in place; it is not expected back at the end). dc: the
+ * calling op's directory cache, which then opens rel's parent (or NULL). */
+struct tg_fs_dircache;
+int tg_journal_remove(struct tg_journal *j, struct tg_fs_dircache *dc, const char *rel, const struct stat *st,
+                      bool born);
 int tg_journal_renamed(struct tg_journal *j, const char *from, const char *to,
                        const struct stat *src, bool exchange);
 /* When records reach the disk. FULL: each record is fdatasync'd before

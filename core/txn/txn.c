@@ -853,7 +853,7 @@ static int save_removal(struct tg_txn *t, const char *rel, const struct stat *st
 	bool born = !S_ISDIR(st->st_mode) && idset_has(&t->born, st);
 	if (born && !idset_has(&t->pinned, st))
 		return 0;
-	int e = tg_journal_remove(t->j, rel, st, born);
+	int e = tg_journal_remove(t->j, t->in_op ? &t->dc : NULL, rel, st, born);
 	if (!e && !born && !S_ISDIR(st->st_mode))
 		e = idset_add(&t->removed, st->st_dev, st->st_ino);
 	return e ? e : vacate(t, rel);
