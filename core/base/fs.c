@@ -113,6 +113,7 @@ void tg_fs_dircache_clear(struct tg_fs_dircache *c)
 		close(c->fd);
 	free(c->parent);
 	c->parent = NULL;
+	c->have_st = false;
 }
 
 /* Where rel's last component is to be looked up through cache c: *dfd
@@ -162,7 +163,15 @@ int tg_fs_lstat_cached(int wsfd, struct tg_fs_dircache *c, const char *rel, stru
 	int r = cached_at(wsfd, c, rel, &dfd, &name);
 	if (r < 0)
 		return r;
-	return fstatat(dfd, name, st, r == 1 ? AT_EMPTY_PATH : AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
+	if (r == 1 && c->have_st) {
+		*st = c->st;
+		return 0;
+	}
+	if (fstatat(dfd, name, st, r == 1 ? AT_EMPTY_PATH : AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
+	if (r == 1)
+		c->st = *st, c->have_st = true;
+	return 0;
 }
 
 int tg_fs_lstatx_cached(int wsfd, struct tg_fs_dircache *c, const char *rel, struct stat *st, struct statx *sx)
@@ -178,6 +187,9 @@ int tg_fs_lstatx_cached(int wsfd, struct tg_fs_dircache *c, const char *rel, str
 		return -errno;
 	}
 	tg_fs_stat_of_statx(st, sx);
+	/* The cached directory's own (not the workspace's, for rel ""). */
+	if (r == 1 && rel[0])
+		c->st = *st, c->have_st = true;
 	return 0;
 }
 

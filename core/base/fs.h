@@ -21,11 +21,15 @@ int tg_fs_lstat(int wsfd, const char *rel, struct stat *st);
 
 /* tg_fs_lstat for a run of paths in sorted order: the parent directory of
  * the previous path is kept open (or its error kept), so siblings cost one
- * fstatat each. Zero-initialise; tg_fs_dircache_clear when done. Only for
- * a tree that nothing else is changing (commit, history). */
+ * fstatat each, and the parent's own stat is taken once. Zero-initialise;
+ * tg_fs_dircache_clear when done. Only for a tree that nothing else is
+ * changing while the cache lives (commit, history, one trapped call: the
+ * tree's directory changes are all trapped calls, which wait for it). */
 struct tg_fs_dircache {
 	char *parent;   /* rel of the cached parent; NULL: empty */
 	int fd;         /* its fd, or -errno of opening it */
+	bool have_st;   /* st holds the parent's own lstat */
+	struct stat st;
 };
 int tg_fs_lstat_cached(int wsfd, struct tg_fs_dircache *c, const char *rel, struct stat *st);
 /* The same with statx (STATX_BASIC_STATS and the birth time), st filled

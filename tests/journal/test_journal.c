@@ -1135,6 +1135,51 @@ Test(journal, cached_lstat_agrees_with_lstat)
 	close(wsfd);
 }
 
+/* The cached parent's own stat is taken once for the cache's life (one
+ * trapped call, during which nothing changes the tree): a change made
+ * meanwhile shows only once the cache is cleared or moves to another
+ * directory. lstatx of the parent fills it too; the workspace itself ("")
+ * is never taken for the cached directory. */
+Test(journal, cached_parent_stat_lives_as_long_as_the_cache)
+{
+	cr_assert(mkdir(P("d"), 0755) == 0 && mkdir(P("e"), 0755) == 0);
+	put("d/f", "1");
+	int wsfd = open(ws, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	cr_assert(wsfd >= 0);
+	struct tg_fs_dircache dc = { 0 };
+	struct stat st, again;
+	cr_assert_eq(tg_fs_lstat_cached(wsfd, &dc, "d/f", &st), 0);
+	cr_assert_eq(tg_fs_lstat_cached(wsfd, &dc, "d", &st), 0);
+	nlink_t before = st.st_nlink;
+	cr_assert(mkdir(P("d/sub"), 0755) == 0); /* d's link count grows */
+	cr_assert_eq(tg_fs_lstat_cached(wsfd, &dc, "d", &again), 0);
+	cr_assert_eq(again.st_nlink, before, "the parent's stat was taken again within the cache's life");
+	cr_assert_eq(again.st_ino, st.st_ino);
+	/* Another directory, then back: a fresh stat. */
+	cr_assert_eq(tg_fs_lstat_cached(wsfd, &dc, "e/x", &st), -ENOENT);
+	cr_assert_eq(tg_fs_lstat_cached(wsfd, &dc, "d/f", &st), 0);
+	cr_assert_eq(tg_fs_lstat_cached(wsfd, &dc, "d", &again), 0);
+	cr_assert_eq(again.st_nlink, before + 1);
+	/* Cleared: fresh again; lstatx fills the cache for lstat. */
+	tg_fs_dircache_clear(&dc);
+	struct statx sx;
+	cr_assert_eq(tg_fs_lstatx_cached(wsfd, &dc, "d/f", &st, &sx), 0);
+	cr_assert_eq(tg_fs_lstatx_cached(wsfd, &dc, "d", &st, &sx), 0);
+	cr_assert_eq(st.st_nlink, before + 1);
+	cr_assert(rmdir(P("d/sub")) == 0);
+	cr_assert_eq(tg_fs_lstat_cached(wsfd, &dc, "d", &again), 0);
+	cr_assert_eq(again.st_nlink, before + 1, "lstatx did not fill the cache");
+	/* "" is the workspace, whatever the cache holds. */
+	struct stat wst;
+	cr_assert(fstat(wsfd, &wst) == 0);
+	cr_assert_eq(tg_fs_lstatx_cached(wsfd, &dc, "", &st, &sx), 0);
+	cr_assert_eq(st.st_ino, wst.st_ino);
+	cr_assert_eq(tg_fs_lstat_cached(wsfd, &dc, "d", &again), 0);
+	cr_assert_neq(again.st_ino, wst.st_ino, "the workspace's stat was taken for the cached directory's");
+	tg_fs_dircache_clear(&dc);
+	close(wsfd);
+}
+
 /* The info file's version is read back: a file of another version is
  * refused, with a state name we do not know too; the strings on disk stay
  * those of the names table. */
