@@ -8,101 +8,93 @@
  * filesystem without reflink, and its restore) needs it.
  *
  * So journal/tar.c calls these functions, which have libarchive's names
- * and prototypes (checked against <archive.h>): the first call dlopens the
- * library and each function looks its real self up once. The executable
- * is linked with --as-needed and never names libarchive itself. Where the
- * library cannot be loaded, constructors return NULL and the rest
- * ARCHIVE_FATAL: the capture fails and its call is refused (fail closed),
- * as on any journal error.
+ * and prototypes (checked against <archive.h>): the first call loads the
+ * library (base/lazy.h) and each function looks its real self up once.
+ * The executable is linked with --as-needed and never names libarchive
+ * itself. Where the library cannot be loaded, constructors return NULL and
+ * the rest ARCHIVE_FATAL: the capture fails and its call is refused (fail
+ * closed), as on any journal error.
  */
 #include <archive.h>
 #include <archive_entry.h>
-#include <dlfcn.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 
+#include "base/lazy.h"
+#include "tar.h"
+
 /* The soname of libarchive 3.x. */
 #define TG_LIBARCHIVE "libarchive.so.13"
 
-static void *lib(void)
+static struct tg_lazy_lib archive = TG_LAZY_LIB(TG_LIBARCHIVE);
+
+bool tg_archive_load(char *why, size_t size)
 {
-	static void *h;
-	if (!h)
-		h = dlopen(TG_LIBARCHIVE, RTLD_NOW | RTLD_LOCAL);
-	return h;
+	return tg_lazy_load(&archive, why, size);
 }
 
-static void *sym(const char *name)
-{
-	void *h = lib();
-	return h ? dlsym(h, name) : NULL;
-}
-
-/* FN: the real function of this name, or NULL. */
-#define REAL(name) \
-	static __typeof__(&name) real_; \
-	if (!real_) \
-		real_ = (__typeof__(&name))sym(#name)
+/* fn_: the real function of this name, or NULL. */
+#define REAL(name) TG_LAZY_FN(archive, name)
 
 struct archive *archive_write_new(void)
 {
 	REAL(archive_write_new);
-	return real_ ? real_() : NULL;
+	return fn_ ? fn_() : NULL;
 }
 
 struct archive *archive_read_new(void)
 {
 	REAL(archive_read_new);
-	return real_ ? real_() : NULL;
+	return fn_ ? fn_() : NULL;
 }
 
 struct archive_entry *archive_entry_new(void)
 {
 	REAL(archive_entry_new);
-	return real_ ? real_() : NULL;
+	return fn_ ? fn_() : NULL;
 }
 
 void archive_entry_free(struct archive_entry *e)
 {
 	REAL(archive_entry_free);
-	if (real_)
-		real_(e);
+	if (fn_)
+		fn_(e);
 }
 
 void archive_entry_copy_pathname(struct archive_entry *e, const char *name)
 {
 	REAL(archive_entry_copy_pathname);
-	if (real_)
-		real_(e, name);
+	if (fn_)
+		fn_(e, name);
 }
 
 void archive_entry_copy_stat(struct archive_entry *e, const struct stat *st)
 {
 	REAL(archive_entry_copy_stat);
-	if (real_)
-		real_(e, st);
+	if (fn_)
+		fn_(e, st);
 }
 
 la_int64_t archive_entry_size(struct archive_entry *e)
 {
 	REAL(archive_entry_size);
-	return real_ ? real_(e) : 0;
+	return fn_ ? fn_(e) : 0;
 }
 
 void archive_entry_sparse_add_entry(struct archive_entry *e, la_int64_t off, la_int64_t len)
 {
 	REAL(archive_entry_sparse_add_entry);
-	if (real_)
-		real_(e, off, len);
+	if (fn_)
+		fn_(e, off, len);
 }
 
 void archive_entry_xattr_add_entry(struct archive_entry *e, const char *name, const void *value,
                                    size_t size)
 {
 	REAL(archive_entry_xattr_add_entry);
-	if (real_)
-		real_(e, name, value, size);
+	if (fn_)
+		fn_(e, name, value, size);
 }
 
 void archive_set_error(struct archive *a, int err, const char *fmt, ...)
@@ -113,86 +105,86 @@ void archive_set_error(struct archive *a, int err, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	REAL(archive_set_error);
-	if (real_)
-		real_(a, err, "%s", msg);
+	if (fn_)
+		fn_(a, err, "%s", msg);
 }
 
 int archive_write_set_format_pax_restricted(struct archive *a)
 {
 	REAL(archive_write_set_format_pax_restricted);
-	return real_ ? real_(a) : ARCHIVE_FATAL;
+	return fn_ ? fn_(a) : ARCHIVE_FATAL;
 }
 
 int archive_write_set_bytes_per_block(struct archive *a, int bytes)
 {
 	REAL(archive_write_set_bytes_per_block);
-	return real_ ? real_(a, bytes) : ARCHIVE_FATAL;
+	return fn_ ? fn_(a, bytes) : ARCHIVE_FATAL;
 }
 
 int archive_write_open(struct archive *a, void *ud, archive_open_callback *open,
                        archive_write_callback *write, archive_close_callback *close)
 {
 	REAL(archive_write_open);
-	return real_ ? real_(a, ud, open, write, close) : ARCHIVE_FATAL;
+	return fn_ ? fn_(a, ud, open, write, close) : ARCHIVE_FATAL;
 }
 
 int archive_write_header(struct archive *a, struct archive_entry *e)
 {
 	REAL(archive_write_header);
-	return real_ ? real_(a, e) : ARCHIVE_FATAL;
+	return fn_ ? fn_(a, e) : ARCHIVE_FATAL;
 }
 
 la_ssize_t archive_write_data(struct archive *a, const void *buf, size_t len)
 {
 	REAL(archive_write_data);
-	return real_ ? real_(a, buf, len) : ARCHIVE_FATAL;
+	return fn_ ? fn_(a, buf, len) : ARCHIVE_FATAL;
 }
 
 int archive_write_finish_entry(struct archive *a)
 {
 	REAL(archive_write_finish_entry);
-	return real_ ? real_(a) : ARCHIVE_FATAL;
+	return fn_ ? fn_(a) : ARCHIVE_FATAL;
 }
 
 int archive_write_close(struct archive *a)
 {
 	REAL(archive_write_close);
-	return real_ ? real_(a) : ARCHIVE_FATAL;
+	return fn_ ? fn_(a) : ARCHIVE_FATAL;
 }
 
 int archive_write_free(struct archive *a)
 {
 	REAL(archive_write_free);
-	return real_ ? real_(a) : ARCHIVE_FATAL;
+	return fn_ ? fn_(a) : ARCHIVE_FATAL;
 }
 
 int archive_read_support_format_tar(struct archive *a)
 {
 	REAL(archive_read_support_format_tar);
-	return real_ ? real_(a) : ARCHIVE_FATAL;
+	return fn_ ? fn_(a) : ARCHIVE_FATAL;
 }
 
 int archive_read_open(struct archive *a, void *ud, archive_open_callback *open,
                       archive_read_callback *read, archive_close_callback *close)
 {
 	REAL(archive_read_open);
-	return real_ ? real_(a, ud, open, read, close) : ARCHIVE_FATAL;
+	return fn_ ? fn_(a, ud, open, read, close) : ARCHIVE_FATAL;
 }
 
 int archive_read_next_header(struct archive *a, struct archive_entry **e)
 {
 	REAL(archive_read_next_header);
-	return real_ ? real_(a, e) : ARCHIVE_FATAL;
+	return fn_ ? fn_(a, e) : ARCHIVE_FATAL;
 }
 
 int archive_read_data_block(struct archive *a, const void **buf, size_t *size, la_int64_t *off)
 {
 	REAL(archive_read_data_block);
-	return real_ ? real_(a, buf, size, off) : ARCHIVE_FATAL;
+	return fn_ ? fn_(a, buf, size, off) : ARCHIVE_FATAL;
 }
 
 int archive_read_free(struct archive *a)
 {
 	REAL(archive_read_free);
-	return real_ ? real_(a) : ARCHIVE_FATAL;
+	return fn_ ? fn_(a) : ARCHIVE_FATAL;
 }

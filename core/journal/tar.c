@@ -93,6 +93,8 @@ static int new_archive(struct tg_jtar *t)
 
 int tg_jtar_open(int dirfd, const char *name, struct tg_jtar **out)
 {
+	if (!tg_zstd_load(NULL, 0) || !tg_archive_load(NULL, 0))
+		return -ELIBACC;
 	struct tg_jtar *t = calloc(1, sizeof(*t));
 	if (!t)
 		return -ENOMEM;
@@ -390,6 +392,8 @@ static int copy_entry_data(struct archive *a, int dstfd)
 
 int tg_jtar_extract(int tarfd, uint64_t off, int dstfd, uint64_t *size)
 {
+	if (!tg_zstd_load(NULL, 0) || !tg_archive_load(NULL, 0))
+		return -ELIBACC;
 	struct frame_reader f = { .fd = tarfd, .pos = off };
 	f.dctx = ZSTD_createDCtx();
 	f.incap = ZSTD_DStreamInSize();

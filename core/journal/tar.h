@@ -9,6 +9,7 @@
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -33,3 +34,9 @@ int tg_jtar_finish(struct tg_jtar *t);
  * (pwrite at the entry's offsets, so holes stay holes) and set dstfd's size.
  * *size (may be NULL) gets the entry size. 0 or -errno. */
 int tg_jtar_extract(int tarfd, uint64_t off, int dstfd, uint64_t *size);
+
+/* libzstd and libarchive are loaded at their first use (zstd_lazy.c,
+ * archive_lazy.c): true once loaded, else false and why (may be NULL).
+ * tg_jtar_open and tg_jtar_extract fail with -ELIBACC without them. */
+bool tg_zstd_load(char *why, size_t size);
+bool tg_archive_load(char *why, size_t size);

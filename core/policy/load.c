@@ -189,6 +189,11 @@ static struct ynode *yaml_to_tree(struct ld *ld, const char *buf, size_t len)
 {
 	yaml_parser_t parser;
 	struct ybuild b = { .ld = ld };
+	char why[200];
+	if (!tg_yaml_load(why, sizeof(why))) {
+		ERR(ld, (struct ynode *)NULL, "cannot load libyaml, which parses policy files: %s", why);
+		return NULL;
+	}
 	if (!yaml_parser_initialize(&parser)) {
 		ERR(ld, (struct ynode *)NULL, "cannot initialise the YAML parser");
 		return NULL;

@@ -55,3 +55,7 @@ int ytree_store(const char *dir, size_t trusted, uint64_t hash, size_t len, cons
 /* The encoding itself, for tests: *buf malloc'ed. */
 int ytree_encode(const struct ynode *root, uint64_t hash, size_t srclen, char **buf, size_t *len);
 int ytree_decode(const char *buf, size_t len, uint64_t hash, size_t srclen, struct ytree *out);
+
+/* libyaml is loaded at its first use (yaml_lazy.c), to parse a file the
+ * cache does not hold: true once loaded, else false and why (may be NULL). */
+bool tg_yaml_load(char *why, size_t size);

@@ -1,8 +1,9 @@
 #!/bin/sh
 # lean_test.sh — what a run costs outside the command (issue 16), as
 # outcomes, never timings: a run that changes nothing writes nothing to the
-# state dir and syncs nothing; a long argv (ARG_MAX scale) reaches the
-# command intact and the policy still sees all of it; pruned history is
+# state dir, syncs nothing and loads no library it does not use; a long
+# argv (ARG_MAX scale) reaches the command intact and the policy still sees
+# all of it; pruned history is
 # retired at commit and freed in the background, and a leftover trash is
 # freed by the next prune without touching the history.
 . "$(dirname "$0")/../lib/common.sh"
@@ -39,6 +40,34 @@ if command -v strace >/dev/null; then
 	if grep -E '^mkdir' "$TG_TMP/st" | grep -v EEXIST; then
 		fail "a run that changed nothing made a directory"
 	fi
+fi
+
+# --- libraries loaded at their first use (core/base/lazy.h) ---
+# ld.so's own account (LD_DEBUG=libs) of what each run loaded: a run whose
+# policy is cached and that saves no pre-image loads neither libyaml nor
+# libzstd nor libarchive; a parse loads libyaml, a tar capture libzstd.
+loaded() { # loaded LIB FILE: did the run whose LD_DEBUG output is FILE load LIB?
+	grep -q "find library=$1" "$2"
+}
+tg -- true || fail "warming the policy cache"
+LD_DEBUG=libs tg -- true 2>"$TG_TMP/libs.warm" || fail "true with LD_DEBUG"
+for lib in libyaml libzstd libarchive; do
+	if loaded "$lib" "$TG_TMP/libs.warm"; then
+		fail "a cached start loaded $lib: $(grep "find library" "$TG_TMP/libs.warm")"
+	fi
+done
+loaded libseccomp "$TG_TMP/libs.warm" || fail "LD_DEBUG=libs shows no libraries: $(head -c 300 "$TG_TMP/libs.warm")"
+TXGUARD_POLICY_CACHE=0 LD_DEBUG=libs tg -- true 2>"$TG_TMP/libs.parse" || fail "true without the cache"
+loaded libyaml "$TG_TMP/libs.parse" || fail "policy parsed without loading libyaml?"
+before=$(ls "$st/txn")
+LD_DEBUG=libs tg -- sh -c 'echo rewritten > kept' 2>"$TG_TMP/libs.capture" || fail "rewriting kept"
+run=$(ls "$st/txn" | grep -vxF "$before" | head -n 1)
+[ -n "$run" ] || fail "the rewrite left no journal"
+# A reflink filesystem stashes the pre-image without the tar.
+if [ -s "$st/txn/$run/pre.tar.zst" ]; then
+	loaded libzstd "$TG_TMP/libs.capture" || fail "a tar capture did not load libzstd"
+else
+	! loaded libzstd "$TG_TMP/libs.capture" || fail "libzstd loaded, yet no tar was written"
 fi
 
 # --- a 2 MB argv: intact, and judged whole ---
