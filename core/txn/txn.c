@@ -220,10 +220,55 @@ static int recover_undos(const char *state_dir, struct tg_recovery *r)
 	return e;
 }
 
+/* The states recovery acts on: an interrupted run or undo (restored), a
+ * rolled-back run (its dir dropped). */
+static bool recovery_acts_on(enum tg_jstate st)
+{
+	return st == TG_JSTATE_OPEN || st == TG_JSTATE_ROLLING_BACK || st == TG_JSTATE_ROLLED_BACK;
+}
+
+/* The runs' dir entries that may be run dirs (tg_journal_sweep looks at
+ * each): not hidden, a directory or of a type readdir does not say. */
+static int count_run_dirs(const char *state_dir, size_t *n)
+{
+	DIR *d;
+	*n = 0;
+	int e = tg_journal_runs_dir(state_dir, &d);
+	if (e < 0 || !d)
+		return e;
+	for (struct dirent *de; (de = readdir(d));)
+		if (de->d_name[0] != '.' && (de->d_type == DT_DIR || de->d_type == DT_UNKNOWN))
+			(*n)++;
+	closedir(d);
+	return 0;
+}
+
+/* Whether the history holds nothing for recovery to do, from one listing:
+ * every run dir has its info (none half made, for tg_journal_sweep to
+ * drop) and none is in a state recovery acts on. That is every start but
+ * the one after a crash, and the full pass below reads each run's info
+ * three times: 600 syscalls, about 1 ms, in a workspace with the default
+ * 50 runs of history. Anything unexpected (a count that differs, an info
+ * that cannot be read) takes the full pass. */
+static bool nothing_to_recover(const char *state_dir)
+{
+	struct tg_txinfo *v;
+	size_t n, dirs;
+	if (tg_run_list(state_dir, &v, &n) < 0)
+		return false;
+	bool quiet = count_run_dirs(state_dir, &dirs) == 0 && dirs == n;
+	for (size_t i = 0; quiet && i < n; i++)
+		quiet = !recovery_acts_on(v[i].state);
+	tg_txinfo_free_all(v, n);
+	return quiet;
+}
+
 static int recover_locked(const char *state_dir, struct tg_recovery *r)
 {
 	struct tg_txinfo *v;
 	size_t n;
+	if (nothing_to_recover(state_dir))
+		return 0;
 	int e = tg_journal_sweep(state_dir);
 	if (!e)
 		e = recover_undos(state_dir, r);

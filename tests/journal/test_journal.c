@@ -663,6 +663,47 @@ Test(journal, interrupted_transaction_is_recovered_by_next_open)
 	cr_assert_eq(stat(P("g"), &st), -1);
 }
 
+/* A history with nothing to recover is read once (recover_locked's quiet
+ * path); what the full pass does must still happen when the listing and
+ * the directory disagree: a run dir without its info (a creation cut
+ * short) is dropped, and the committed runs stay. */
+Test(journal, quiet_history_still_drops_a_half_made_run_dir)
+{
+	for (int k = 0; k < 3; k++) {
+		open_txn();
+		char name[16];
+		snprintf(name, sizeof(name), "f%d", k);
+		cr_assert_eq(before(TG_OP_OPEN, name, NULL, O_WRONLY | O_CREAT), 0);
+		put(name, "x");
+		cr_assert_eq(tg_txn_commit(t), 0);
+		tg_txn_free(t);
+		t = NULL;
+	}
+	int n = -1;
+	cr_assert_eq(tg_recover(ws, sd, &n), 0);
+	cr_assert_eq(n, 0, "nothing to restore in a committed history");
+	char half[512];
+	snprintf(half, sizeof(half), "%s/txn/20990101T000000.000-abcdef", sd);
+	cr_assert_eq(mkdir(half, 0700), 0);
+	cr_assert_eq(tg_recover(ws, sd, &n), 0);
+	cr_assert_eq(n, 0);
+	struct stat st;
+	cr_assert_eq(stat(half, &st), -1, "a run dir without info is swept");
+	struct tg_txinfo *v;
+	size_t nv;
+	cr_assert_eq(tg_run_list(sd, &v, &nv), 0);
+	cr_assert_eq(nv, 3, "the committed runs stay: %zu", nv);
+	for (size_t i = 0; i < nv; i++)
+		cr_expect_str_eq(tg_jstate_name(v[i].state), "committed");
+	tg_txinfo_free_all(v, nv);
+	for (int k = 0; k < 3; k++) {
+		char name[16];
+		snprintf(name, sizeof(name), "f%d", k);
+		_cleanup_free_ char *c = get(name);
+		cr_expect_str_eq(c, "x", "%s kept", name);
+	}
+}
+
 /* ---- several threads: a creation is known only once its call ran ---- */
 
 static int before_by(pid_t tid, enum tg_op_kind kind, const char *rel, const char *rel2, int flags)
