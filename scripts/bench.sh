@@ -530,9 +530,18 @@ tgs() {
 # `txguard -- /bin/true` against bare /bin/true and against bubblewrap's
 # cheapest sandbox, START_REPS rounds: the price of one tool call.
 section_start() {
-	say "== start: /bin/true bare, in bwrap, under txguard (empty and $TREE_FILES-file workspace)"
+	say "== start: /bin/true bare, in bwrap, under txguard (empty and $TREE_FILES-file workspace;"
+	say "   and a workspace whose history holds the default 50 committed runs)"
 	ensure_tree
-	mkdir -p "$RUN/empty"
+	mkdir -p "$RUN/empty" "$RUN/hist"
+	# tgh: txguard in $RUN/hist, whose state dir keeps a full history.
+	tgh() { "$TXGUARD" -q --no-default-policy -p "$REPO/policy.d" --state-dir "$RUN/state-hist" -w "$RUN/hist" -- "$@"; }
+	if [ "$TG_OK" = 1 ]; then
+		local i
+		for ((i = 0; i < 50; i++)); do
+			(cd "$RUN/hist" && tgh sh -c "echo $i > f$((i % 5))") || die "start: filling the history failed"
+		done
+	fi
 	start_prep() { :; }
 	start_run() {
 		case $1 in
@@ -540,11 +549,12 @@ section_start() {
 		bwrap) bwrap --ro-bind / / --dev /dev --proc /proc /bin/true ;;
 		txguard-empty) cd "$RUN/empty" && tgs "$RUN/empty" /bin/true ;;
 		txguard-tree) cd "$TREE" && tgs "$TREE" /bin/true ;;
+		txguard-history) cd "$RUN/hist" && tgh /bin/true ;;
 		esac
 	}
 	local vs="native"
 	command -v bwrap >/dev/null && bwrap --ro-bind / / --dev /dev --proc /proc /bin/true 2>/dev/null && vs+=" bwrap"
-	[ "$TG_OK" = 1 ] && vs+=" txguard-empty txguard-tree"
+	[ "$TG_OK" = 1 ] && vs+=" txguard-empty txguard-tree txguard-history"
 	local REPS=$START_REPS
 	BV_NOTE="/bin/true; times in s" bench_variants start start_prep start_run $vs
 	if [ "$TG_OK" = 1 ] && [ -n "$(cell start bwrap)" ]; then
@@ -553,7 +563,7 @@ section_start() {
 	fi
 	[ "$TG_OK" = 1 ] && row start "history entries" "$(ls "$RUN/state-agent/txn" 2>/dev/null | wc -l)" "" "" "" \
 		"left by $((START_REPS * 2)) runs that changed nothing"
-	rm -rf "$RUN/state-agent"
+	rm -rf "$RUN/state-agent" "$RUN/state-hist" "$RUN/hist"
 }
 
 # One exec with ARGV_N arguments.
