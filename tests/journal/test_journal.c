@@ -111,6 +111,18 @@ static int before(enum tg_op_kind kind, const char *rel, const char *rel2, int f
 	return tg_txn_before(t, &op);
 }
 
+/* In the open transaction: create f<k> holding "x", then commit and close. */
+static void commit_new_file(int k)
+{
+	char name[16];
+	snprintf(name, sizeof(name), "f%d", k);
+	cr_assert_eq(before(TG_OP_OPEN, name, NULL, O_WRONLY | O_CREAT), 0);
+	put(name, "x");
+	cr_assert_eq(tg_txn_commit(t), 0);
+	tg_txn_free(t);
+	t = NULL;
+}
+
 static void rollback(void)
 {
 	cr_assert_eq(tg_txn_rollback(t, NULL, NULL), 0);
@@ -671,13 +683,7 @@ Test(journal, quiet_history_still_drops_a_half_made_run_dir)
 {
 	for (int k = 0; k < 3; k++) {
 		open_txn();
-		char name[16];
-		snprintf(name, sizeof(name), "f%d", k);
-		cr_assert_eq(before(TG_OP_OPEN, name, NULL, O_WRONLY | O_CREAT), 0);
-		put(name, "x");
-		cr_assert_eq(tg_txn_commit(t), 0);
-		tg_txn_free(t);
-		t = NULL;
+		commit_new_file(k);
 	}
 	int n = -1;
 	cr_assert_eq(tg_recover(ws, sd, &n), 0);
@@ -1088,13 +1094,7 @@ Test(journal, history_is_bounded_by_count)
 	struct tg_txn_opts o = { .workspace = ws, .state_dir = sd, .lock = TG_LOCK_FAIL, .history_max_runs = 3 };
 	for (int k = 0; k < 5; k++) {
 		cr_assert_eq(tg_txn_open(&t, &o), 0);
-		char name[16];
-		snprintf(name, sizeof(name), "f%d", k);
-		cr_assert_eq(before(TG_OP_OPEN, name, NULL, O_WRONLY | O_CREAT), 0);
-		put(name, "x");
-		cr_assert_eq(tg_txn_commit(t), 0);
-		tg_txn_free(t);
-		t = NULL;
+		commit_new_file(k);
 	}
 	struct tg_txinfo *v;
 	size_t n;
