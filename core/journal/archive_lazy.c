@@ -34,57 +34,54 @@ bool tg_archive_load(char *why, size_t size)
 	return tg_lazy_load(&archive, why, size);
 }
 
-/* fn_: the real function of this name, or NULL. */
-#define REAL(name) TG_LAZY_FN(archive, name)
-
 struct archive *archive_write_new(void)
 {
-	REAL(archive_write_new);
+	TG_LAZY_FN(archive, archive_write_new);
 	return fn_ ? fn_() : NULL;
 }
 
 struct archive *archive_read_new(void)
 {
-	REAL(archive_read_new);
+	TG_LAZY_FN(archive, archive_read_new);
 	return fn_ ? fn_() : NULL;
 }
 
 struct archive_entry *archive_entry_new(void)
 {
-	REAL(archive_entry_new);
+	TG_LAZY_FN(archive, archive_entry_new);
 	return fn_ ? fn_() : NULL;
 }
 
 void archive_entry_free(struct archive_entry *e)
 {
-	REAL(archive_entry_free);
+	TG_LAZY_FN(archive, archive_entry_free);
 	if (fn_)
 		fn_(e);
 }
 
 void archive_entry_copy_pathname(struct archive_entry *e, const char *name)
 {
-	REAL(archive_entry_copy_pathname);
+	TG_LAZY_FN(archive, archive_entry_copy_pathname);
 	if (fn_)
 		fn_(e, name);
 }
 
 void archive_entry_copy_stat(struct archive_entry *e, const struct stat *st)
 {
-	REAL(archive_entry_copy_stat);
+	TG_LAZY_FN(archive, archive_entry_copy_stat);
 	if (fn_)
 		fn_(e, st);
 }
 
 la_int64_t archive_entry_size(struct archive_entry *e)
 {
-	REAL(archive_entry_size);
+	TG_LAZY_FN(archive, archive_entry_size);
 	return fn_ ? fn_(e) : 0;
 }
 
 void archive_entry_sparse_add_entry(struct archive_entry *e, la_int64_t off, la_int64_t len)
 {
-	REAL(archive_entry_sparse_add_entry);
+	TG_LAZY_FN(archive, archive_entry_sparse_add_entry);
 	if (fn_)
 		fn_(e, off, len);
 }
@@ -92,7 +89,7 @@ void archive_entry_sparse_add_entry(struct archive_entry *e, la_int64_t off, la_
 void archive_entry_xattr_add_entry(struct archive_entry *e, const char *name, const void *value,
                                    size_t size)
 {
-	REAL(archive_entry_xattr_add_entry);
+	TG_LAZY_FN(archive, archive_entry_xattr_add_entry);
 	if (fn_)
 		fn_(e, name, value, size);
 }
@@ -104,87 +101,87 @@ void archive_set_error(struct archive *a, int err, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	REAL(archive_set_error);
+	TG_LAZY_FN(archive, archive_set_error);
 	if (fn_)
 		fn_(a, err, "%s", msg);
 }
 
 int archive_write_set_format_pax_restricted(struct archive *a)
 {
-	REAL(archive_write_set_format_pax_restricted);
+	TG_LAZY_FN(archive, archive_write_set_format_pax_restricted);
 	return fn_ ? fn_(a) : ARCHIVE_FATAL;
 }
 
 int archive_write_set_bytes_per_block(struct archive *a, int bytes)
 {
-	REAL(archive_write_set_bytes_per_block);
+	TG_LAZY_FN(archive, archive_write_set_bytes_per_block);
 	return fn_ ? fn_(a, bytes) : ARCHIVE_FATAL;
 }
 
 int archive_write_open(struct archive *a, void *ud, archive_open_callback *open,
                        archive_write_callback *write, archive_close_callback *close)
 {
-	REAL(archive_write_open);
+	TG_LAZY_FN(archive, archive_write_open);
 	return fn_ ? fn_(a, ud, open, write, close) : ARCHIVE_FATAL;
 }
 
 int archive_write_header(struct archive *a, struct archive_entry *e)
 {
-	REAL(archive_write_header);
+	TG_LAZY_FN(archive, archive_write_header);
 	return fn_ ? fn_(a, e) : ARCHIVE_FATAL;
 }
 
 la_ssize_t archive_write_data(struct archive *a, const void *buf, size_t len)
 {
-	REAL(archive_write_data);
+	TG_LAZY_FN(archive, archive_write_data);
 	return fn_ ? fn_(a, buf, len) : ARCHIVE_FATAL;
 }
 
 int archive_write_finish_entry(struct archive *a)
 {
-	REAL(archive_write_finish_entry);
+	TG_LAZY_FN(archive, archive_write_finish_entry);
 	return fn_ ? fn_(a) : ARCHIVE_FATAL;
 }
 
 int archive_write_close(struct archive *a)
 {
-	REAL(archive_write_close);
+	TG_LAZY_FN(archive, archive_write_close);
 	return fn_ ? fn_(a) : ARCHIVE_FATAL;
 }
 
 int archive_write_free(struct archive *a)
 {
-	REAL(archive_write_free);
+	TG_LAZY_FN(archive, archive_write_free);
 	return fn_ ? fn_(a) : ARCHIVE_FATAL;
 }
 
 int archive_read_support_format_tar(struct archive *a)
 {
-	REAL(archive_read_support_format_tar);
+	TG_LAZY_FN(archive, archive_read_support_format_tar);
 	return fn_ ? fn_(a) : ARCHIVE_FATAL;
 }
 
 int archive_read_open(struct archive *a, void *ud, archive_open_callback *open,
                       archive_read_callback *read, archive_close_callback *close)
 {
-	REAL(archive_read_open);
+	TG_LAZY_FN(archive, archive_read_open);
 	return fn_ ? fn_(a, ud, open, read, close) : ARCHIVE_FATAL;
 }
 
 int archive_read_next_header(struct archive *a, struct archive_entry **e)
 {
-	REAL(archive_read_next_header);
+	TG_LAZY_FN(archive, archive_read_next_header);
 	return fn_ ? fn_(a, e) : ARCHIVE_FATAL;
 }
 
 int archive_read_data_block(struct archive *a, const void **buf, size_t *size, la_int64_t *off)
 {
-	REAL(archive_read_data_block);
+	TG_LAZY_FN(archive, archive_read_data_block);
 	return fn_ ? fn_(a, buf, size, off) : ARCHIVE_FATAL;
 }
 
 int archive_read_free(struct archive *a)
 {
-	REAL(archive_read_free);
+	TG_LAZY_FN(archive, archive_read_free);
 	return fn_ ? fn_(a) : ARCHIVE_FATAL;
 }

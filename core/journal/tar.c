@@ -91,9 +91,15 @@ static int new_archive(struct tg_jtar *t)
 	return 0;
 }
 
+/* Both libraries the tar needs, loaded at their first use (tar.h). */
+static bool libraries_loaded(void)
+{
+	return tg_zstd_load(NULL, 0) && tg_archive_load(NULL, 0);
+}
+
 int tg_jtar_open(int dirfd, const char *name, struct tg_jtar **out)
 {
-	if (!tg_zstd_load(NULL, 0) || !tg_archive_load(NULL, 0))
+	if (!libraries_loaded())
 		return -ELIBACC;
 	struct tg_jtar *t = calloc(1, sizeof(*t));
 	if (!t)
@@ -392,7 +398,7 @@ static int copy_entry_data(struct archive *a, int dstfd)
 
 int tg_jtar_extract(int tarfd, uint64_t off, int dstfd, uint64_t *size)
 {
-	if (!tg_zstd_load(NULL, 0) || !tg_archive_load(NULL, 0))
+	if (!libraries_loaded())
 		return -ELIBACC;
 	struct frame_reader f = { .fd = tarfd, .pos = off };
 	f.dctx = ZSTD_createDCtx();
