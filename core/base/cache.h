@@ -14,6 +14,7 @@
 #define TG_BASE_CACHE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* The entry `name` (no slash) if dir holds one of at most max bytes: 1 with
  * *buf (malloc'ed, NUL-terminated) and *len, 0 when not, or -ENOMEM. */
@@ -24,5 +25,11 @@ int tg_cache_get(const char *dir, size_t trusted, const char *name, size_t max, 
  * others are dropped. 0 or -errno, which callers may ignore. */
 int tg_cache_put(const char *dir, size_t trusted, const char *name, const void *buf, size_t len,
                  size_t max_entries);
+
+/* What stands for this binary's code in a cache key: a hash of
+ * /proc/self/exe's device, inode, size and mtime (any rebuild or upgrade
+ * is a new key). 0 when it cannot be stat'ed: the caller then caches
+ * nothing. Computed once per process. */
+uint64_t tg_cache_self_key(void);
 
 #endif

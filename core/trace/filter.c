@@ -251,18 +251,16 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 }
 
 /* Everything the program depends on. The binary itself stands for the
- * code that builds it (any rebuild is a new key); the table and the config
+ * code that builds it (tg_cache_self_key: any rebuild is a new key); the table and the config
  * are hashed as values; libseccomp's version and API level as it reports
  * them. 0 when the binary cannot be stat'ed: no caching then. */
 static uint64_t filter_key(const struct tg_filter_config *cfg)
 {
-	struct stat self;
-	if (stat("/proc/self/exe", &self) < 0)
+	uint64_t self = tg_cache_self_key();
+	if (!self)
 		return 0;
 	uint64_t h = 0xcbf29ce484222325ull;
-	const uint64_t bin[] = { self.st_dev, self.st_ino, (uint64_t)self.st_size,
-		                 (uint64_t)self.st_mtim.tv_sec, (uint64_t)self.st_mtim.tv_nsec };
-	h = fnv(h, bin, sizeof(bin));
+	h = fnv(h, &self, sizeof(self));
 	const struct scmp_version *v = seccomp_version();
 	const uint32_t lib[] = { v ? v->major : 0, v ? v->minor : 0, v ? v->micro : 0,
 		                 (uint32_t)seccomp_api_get(), cfg->trap_network };
