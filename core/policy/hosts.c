@@ -107,13 +107,14 @@ const char *tg_host_entry_parse(const char *text, bool deny, struct tg_host_entr
 
 void tg_policy_hosts_free(struct tg_policy *p)
 {
-	for (size_t i = 0; i < p->nhosts; i++) {
+	/* A model's strings are in its arena (policy_int.h). */
+	for (size_t i = 0; i < p->nhosts && !p->borrowed; i++) {
 		free(p->hosts[i].pattern);
 		free(p->hosts[i].text);
 		free(p->hosts[i].source);
 	}
 	free(p->hosts);
-	for (size_t i = 0; i < p->nhost_ex; i++) {
+	for (size_t i = 0; i < p->nhost_ex && !p->borrowed; i++) {
 		free(p->host_ex[i].text);
 		free(p->host_ex[i].file);
 	}

@@ -14,12 +14,14 @@
 #include <stdarg.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <yaml.h>
 
 #include "argv.h"
 #include "glob.h"
 #include "policy_int.h"
 #include "ytree.h"
+#include "base/cache.h"
 #include "base/util.h"
 
 #define Y_MAX_SCALAR (64 * 1024)
@@ -1104,28 +1106,115 @@ static bool has_yaml_suffix(const char *n)
 	                       (l > 4 && strcmp(n + l - 4, ".yml") == 0));
 }
 
+/* The policy files of dir, sorted: 0 or -errno of opendir. */
+static int list_dir(const char *dir, struct tg_strlist *names)
+{
+	DIR *d = opendir(dir);
+	*names = (struct tg_strlist){ 0 };
+	if (!d)
+		return -errno;
+	for (struct dirent *de; (de = readdir(d));)
+		if (has_yaml_suffix(de->d_name))
+			tg_strlist_push(names, de->d_name);
+	closedir(d);
+	if (names->n)
+		qsort(names->v, names->n, sizeof(*names->v), cmp_str);
+	return 0;
+}
+
 static void load_dir(struct tg_policy *p, const char *dir, struct tg_policy_diags *diags,
                      size_t *nerr, struct tg_policy_cache *cache)
 {
-	DIR *d = opendir(dir);
-	struct tg_strlist names = { 0 };
-	if (!d) {
+	struct tg_strlist names;
+	int r = list_dir(dir, &names);
+	if (r < 0) {
 		(*nerr)++;
-		diag_add(diags, dir, 0, 0, "cannot open policy directory: %s", strerror(errno));
+		diag_add(diags, dir, 0, 0, "cannot open policy directory: %s", strerror(-r));
 		return;
 	}
-	for (struct dirent *de; (de = readdir(d));)
-		if (has_yaml_suffix(de->d_name))
-			tg_strlist_push(&names, de->d_name);
-	closedir(d);
-	if (names.n)
-		qsort(names.v, names.n, sizeof(*names.v), cmp_str);
 	for (size_t i = 0; i < names.n; i++) {
 		_cleanup_free_ char *path = tg_asprintf("%s/%s", dir, names.v[i]);
 		if (path)
 			load_file(p, path, diags, nerr, cache);
 	}
 	tg_strlist_clear(&names);
+}
+
+/* ---- the whole model from the cache (policy/model.c) ---- */
+
+static uint64_t mix(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 0x100000001b3ull;
+	return h;
+}
+
+/* A file changed this recently may change again within the same tick of
+ * the clock that stamps it, and its stat would not tell (git's "racy"
+ * index entries). */
+#define M_SETTLED_SEC 2
+
+/* One file's part of the model's key: its name (as loaded, which says
+ * where it is in the order) and what its stat says of its identity and
+ * content: device, inode, size, mtime and ctime (any write moves ctime,
+ * and nobody can set it back). -EAGAIN when the file is too fresh for
+ * that; else 0 or -errno, left to the walk to report. */
+static int key_path(const char *path, const struct timespec *now, uint64_t *key)
+{
+	struct stat st;
+	if (stat(path, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	if (st.st_ctim.tv_sec > now->tv_sec - M_SETTLED_SEC || st.st_mtim.tv_sec > now->tv_sec - M_SETTLED_SEC)
+		return -EAGAIN;
+	const uint64_t v[] = { st.st_dev, st.st_ino, (uint64_t)st.st_size,
+		               (uint64_t)st.st_mtim.tv_sec, (uint64_t)st.st_mtim.tv_nsec,
+		               (uint64_t)st.st_ctim.tv_sec, (uint64_t)st.st_ctim.tv_nsec };
+	*key = mix(*key, path, strlen(path) + 1);
+	*key = mix(*key, v, sizeof(v));
+	return 0;
+}
+
+/* The key of the model these paths load to: this binary, and every file
+ * the walk would read, in its order, by name and stat (not by text: a
+ * start that reads no file is the point). Any trouble, or a file changed
+ * in the last seconds: -errno, and the load walks the trees as without a
+ * model. */
+static int model_key(const char *const *paths, size_t npaths, uint64_t *key)
+{
+	struct timespec now;
+	uint64_t h = tg_cache_self_key();
+	int r = h && clock_gettime(CLOCK_REALTIME, &now) == 0 ? 0 : -ENOENT;
+	for (size_t i = 0; r == 0 && i < npaths; i++) {
+		struct stat st;
+		if (!(stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode))) {
+			r = key_path(paths[i], &now, &h);
+			continue;
+		}
+		struct tg_strlist names;
+		r = list_dir(paths[i], &names);
+		for (size_t k = 0; r == 0 && k < names.n; k++) {
+			_cleanup_free_ char *path = tg_asprintf("%s/%s", paths[i], names.v[k]);
+			r = path ? key_path(path, &now, &h) : -ENOMEM;
+		}
+		tg_strlist_clear(&names);
+	}
+	*key = h;
+	return r;
+}
+
+/* The model stored under this key, finished: 1 with *out, 0 for none, -ENOMEM. */
+static int model_load(struct tg_policy_cache *cache, uint64_t key, struct tg_policy **out)
+{
+	int r = tg_policy_model_load(cache->dir, cache->trusted, key, out);
+	if (r > 0 && tg_policy_finish(*out) < 0) {
+		tg_policy_free(*out);
+		*out = NULL;
+		return -ENOMEM;
+	}
+	return r;
 }
 
 int tg_policy_load(struct tg_policy **out, const char *const *paths, size_t npaths,
@@ -1137,6 +1226,17 @@ int tg_policy_load(struct tg_policy **out, const char *const *paths, size_t npat
 int tg_policy_load_cached(struct tg_policy **out, const char *const *paths, size_t npaths,
                           struct tg_policy_diags *diags, struct tg_policy_cache *cache)
 {
+	/* The whole model first: a start whose files are all as before needs
+	 * neither their trees nor the walk. */
+	uint64_t key = 0, after = 0;
+	bool model = cache && cache->dir && !cache->no_model && model_key(paths, npaths, &key) == 0;
+	if (model) {
+		int r = model_load(cache, key, out);
+		if (r != 0) {
+			cache->model_hit = r > 0;
+			return r > 0 ? 0 : r;
+		}
+	}
 	struct tg_policy *p = calloc(1, sizeof(*p));
 	size_t nerr = 0;
 	if (!p)
@@ -1148,6 +1248,11 @@ int tg_policy_load_cached(struct tg_policy **out, const char *const *paths, size
 		else
 			load_file(p, paths[i], diags, &nerr, cache);
 	}
+	/* Stored only when no file changed while the walk read them: the
+	 * same key after it as before. */
+	if (nerr == 0 && model && model_key(paths, npaths, &after) == 0 && after == key &&
+	    tg_policy_model_store(cache->dir, cache->trusted, key, p) == 0)
+		cache->model_stored = true;
 	if (nerr == 0 && tg_policy_finish(p) < 0)
 		nerr++;
 	if (nerr) {

@@ -36,9 +36,22 @@ void tg_strlist_clear(struct tg_strlist *l)
 	l->n = 0;
 }
 
-static void examples_free(struct tg_example *v, size_t n)
+/* A list whose strings are borrowed (a model's, in its arena): only the
+ * array is freed. */
+static void strlist_drop(struct tg_strlist *l, bool borrowed)
 {
-	for (size_t i = 0; i < n; i++)
+	if (!borrowed) {
+		tg_strlist_clear(l);
+		return;
+	}
+	free(l->v);
+	l->v = NULL;
+	l->n = 0;
+}
+
+static void examples_free(struct tg_example *v, size_t n, bool borrowed)
+{
+	for (size_t i = 0; i < n && !borrowed; i++)
 		free(v[i].text);
 	free(v);
 }
@@ -47,33 +60,36 @@ void tg_rule_free(struct tg_rule *r)
 {
 	if (!r)
 		return;
-	free(r->id);
-	free(r->reason);
-	free(r->file);
-	free(r->source);
-	free(r->overrides);
-	free(r->disabled_by);
-	tg_strlist_clear(&r->exec.program);
-	tg_strlist_clear(&r->exec.value_flags);
-	tg_strlist_clear(&r->exec.subcommand);
+	bool b = r->borrowed;
+	if (!b) {
+		free(r->id);
+		free(r->reason);
+		free(r->file);
+		free(r->source);
+		free(r->overrides);
+		free(r->disabled_by);
+	}
+	strlist_drop(&r->exec.program, b);
+	strlist_drop(&r->exec.value_flags, b);
+	strlist_drop(&r->exec.subcommand, b);
 	for (size_t i = 0; i < r->exec.nflags; i++)
-		tg_strlist_clear(&r->exec.flags[i].alts);
+		strlist_drop(&r->exec.flags[i].alts, b);
 	free(r->exec.flags);
-	tg_strlist_clear(&r->exec.any_flags);
-	tg_strlist_clear(&r->exec.not_flags);
-	tg_strlist_clear(&r->exec.args);
-	tg_strlist_clear(&r->exec.script);
-	tg_strlist_clear(&r->exec.words);
-	tg_strlist_clear(&r->path.match);
-	tg_strlist_clear(&r->syscalls);
-	tg_strlist_clear(&r->conn.unix_paths);
+	strlist_drop(&r->exec.any_flags, b);
+	strlist_drop(&r->exec.not_flags, b);
+	strlist_drop(&r->exec.args, b);
+	strlist_drop(&r->exec.script, b);
+	strlist_drop(&r->exec.words, b);
+	strlist_drop(&r->path.match, b);
+	strlist_drop(&r->syscalls, b);
+	strlist_drop(&r->conn.unix_paths, b);
 	free(r->conn.cidr);
 	free(r->conn.ports);
-	tg_strlist_clear(&r->proc.program);
+	strlist_drop(&r->proc.program, b);
 	free(r->proc.uids);
-	tg_strlist_clear(&r->proc.cgroup);
-	examples_free(r->match, r->nmatch);
-	examples_free(r->not_match, r->nnot_match);
+	strlist_drop(&r->proc.cgroup, b);
+	examples_free(r->match, r->nmatch, b);
+	examples_free(r->not_match, r->nnot_match, b);
 	free(r);
 }
 
@@ -84,10 +100,10 @@ void tg_policy_free(struct tg_policy *p)
 	for (size_t i = 0; i < p->nrules; i++)
 		tg_rule_free(p->rules[i]);
 	free(p->rules);
-	tg_strlist_clear(&p->files);
-	tg_strlist_clear(&p->writable);
-	tg_strlist_clear(&p->deny_read);
-	tg_strlist_clear(&p->create);
+	strlist_drop(&p->files, p->borrowed);
+	strlist_drop(&p->writable, p->borrowed);
+	strlist_drop(&p->deny_read, p->borrowed);
+	strlist_drop(&p->create, p->borrowed);
 	tg_strlist_clear(&p->writable_exp);
 	tg_strlist_clear(&p->deny_read_exp);
 	free(p->workspace);
@@ -97,6 +113,7 @@ void tg_policy_free(struct tg_policy *p)
 	free(p->denied_syscalls);
 	free(p->deny_errno);
 	tg_policy_hosts_free(p);
+	free(p->arena);
 	free(p);
 }
 

@@ -65,7 +65,9 @@ void tg_policy_diags_print(const struct tg_policy_diags *d, FILE *out);
 int tg_policy_load(struct tg_policy **out, const char *const *paths, size_t npaths,
                    struct tg_policy_diags *diags);
 /* The parsed trees of policy texts, kept in dir by content (policy/ytree.h):
- * a file whose text is there is not parsed again. dir must be one the
+ * a file whose text is there is not parsed again. And the model the whole
+ * set of files loads to (policy/model.c), under a key of this binary and
+ * every file's name and text: when it is there, no tree is read at all. dir must be one the
  * command cannot write (txguard's state home). The counts are filled. */
 struct tg_policy_cache {
 	const char *dir;
@@ -73,7 +75,13 @@ struct tg_policy_cache {
 	 * user's HOME or XDG_STATE_HOME); below it none is followed, made
 	 * 0700 where missing. 0: none anywhere. */
 	size_t trusted;
+	/* The trees only, not the whole model (policy/model.c): for tests
+	 * of the tree layer. */
+	bool no_model;
+	/* Filled: per file, its tree read, missed, stored; whether the whole
+	 * model was read (then no file's tree was needed) or stored. */
 	unsigned hits, misses, stored;
+	bool model_hit, model_stored;
 };
 /* tg_policy_load with a cache (NULL: none). A cache that cannot be read
  * or written only costs the parse: it never fails a load. */

@@ -122,6 +122,10 @@ struct tg_rule {
 
 	struct tg_example *match, *not_match;
 	size_t nmatch, nnot_match;
+
+	/* Its strings are not its own: they point into the policy's arena
+	 * (a model read from the cache, policy/model.c). Its arrays are. */
+	bool borrowed;
 };
 
 struct tg_policy {
@@ -151,6 +155,12 @@ struct tg_policy {
 	const char **denied_syscalls;
 	int *deny_errno;
 	size_t ndenied;
+
+	/* A model read from the cache (policy/model.c): the strings of its
+	 * rules, lists and hosts point into arena, freed with it. The context
+	 * above (workspace... *_exp) is the policy's own all the same. */
+	bool borrowed;
+	char *arena;
 };
 
 /* The context a rule is judged in (the real one, or the synthetic one the
@@ -195,6 +205,18 @@ int tg_example_process_op(const char *text, struct tg_op *op);
 extern const char *const tg_policy_builtin_writable[];
 /* policy.c: after a successful load, build the derived tables. 0 or -ENOMEM. */
 int tg_policy_finish(struct tg_policy *p);
+
+/* policy/model.c: a loaded model, before tg_policy_set_ctx and without
+ * what tg_policy_finish builds, stored whole in the policy cache under
+ * `key` (tg_policy_load_cached computes it from the binary and the files'
+ * names and texts). Encode: 0, -EINVAL (a model with a context), -ENOMEM.
+ * Decode and load: 1 with *out, 0 for a miss (nothing there, another key,
+ * anything damaged), -ENOMEM. A decoded model's strings stay in buf: on 1
+ * it is the model's (freed with it), else still the caller's. Store: 0 or an ignorable -errno. */
+int tg_policy_model_encode(const struct tg_policy *p, uint64_t key, char **buf, size_t *len);
+int tg_policy_model_decode(char *buf, size_t len, uint64_t key, struct tg_policy **out);
+int tg_policy_model_load(const char *dir, size_t trusted, uint64_t key, struct tg_policy **out);
+int tg_policy_model_store(const char *dir, size_t trusted, uint64_t key, const struct tg_policy *p);
 /* policy/match.c: glob helpers that fail closed on TOO_COMPLEX. */
 bool tg_policy_path_writable(const struct tg_match_env *env, const struct tg_op *op,
                              const char *path);

@@ -5,7 +5,9 @@
  * Parsing the shipped policy (~75 KB of YAML) is most of what a start costs
  * before anything runs: libyaml reads ~25 MB/s. A tree stored under the hash
  * of the very bytes it was parsed from skips that; the schema walk still
- * runs on every load, so a cached tree is judged exactly as a parsed one.
+ * runs on it, so a cached tree is judged exactly as a parsed one. (A start
+ * whose files are all as before needs no tree at all: the walk's result is
+ * cached whole, model.c.)
  * The cache dir must be one the command cannot write (txguard's state
  * home, denied by the builtin "state-dir" rule): a tree read from it is
  * trusted like the policy file itself. Whatever is wrong with an entry

@@ -1,4 +1,5 @@
-/* test_cache.c — the parsed-tree cache (policy/ytree.c): a cached load is
+/* test_cache.c — the policy cache's two layers: the parsed trees
+ * (policy/ytree.c) and the whole model (policy/model.c). A cached load is
  * the same policy as a parsed one, an edited file is parsed again, and no
  * damaged entry is ever more than a miss. */
 #include <dirent.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include "test_util.h"
+#include "policy/policy_int.h"
 #include "policy/ytree.h"
 
 static char *tmpdir(void)
@@ -27,11 +29,35 @@ static void rm_rf(const char *d)
 	free(cmd);
 }
 
-/* Load paths (cache dir or NULL) and return the policy's JSON dump. */
+/* Load paths with c (NULL: no cache) and return the policy's JSON dump;
+ * c's counts are filled. */
+static char *load_dump_with(const char *path, struct tg_policy_cache *c)
+{
+	const char *paths[] = { path };
+	struct tg_policy *p = NULL;
+	struct tg_policy_diags d = { 0 };
+	int r = tg_policy_load_cached(&p, paths, 1, &d, c);
+	if (r < 0)
+		tg_policy_diags_print(&d, stderr);
+	cr_assert_eq(r, 0, "the policy must load");
+	tg_policy_diags_clear(&d);
+	struct tg_policy_ctx ctx = { WS, HOME, STATE, NULL };
+	tg_policy_set_ctx(p, &ctx);
+	char *buf = NULL;
+	size_t sz = 0;
+	FILE *f = open_memstream(&buf, &sz);
+	tg_policy_dump(p, true, f);
+	fclose(f);
+	tg_policy_free(p);
+	return buf;
+}
+
+/* The tree layer alone (cache dir or NULL): the model would spare the
+ * trees these tests are about. */
 static char *load_dump(const char *path, const char *cache, struct tg_policy_cache *stats)
 {
 	const char *paths[] = { path };
-	struct tg_policy_cache c = { .dir = cache };
+	struct tg_policy_cache c = { .dir = cache, .no_model = true };
 	struct tg_policy *p = NULL;
 	struct tg_policy_diags d = { 0 };
 	int r = tg_policy_load_cached(&p, paths, 1, &d, cache ? &c : NULL);
@@ -231,7 +257,7 @@ Test(cache, decoder_checks_every_count_and_offset)
 	char *file = tg_asprintf("%s/t.yaml", dir);
 	write_text(file, "version: 1\npaths: {writable: [/tmp/a, '/tmp/b']}\nlimits: {}\nrules: []\n");
 	const char *paths[] = { file };
-	struct tg_policy_cache c = { .dir = cache };
+	struct tg_policy_cache c = { .dir = cache, .no_model = true };
 	cr_assert_eq(tg_policy_load_cached(&p, paths, 1, &d, &c), 0);
 	tg_policy_free(p);
 	char **e = entries(cache);
@@ -352,4 +378,273 @@ Test(cache, no_symlink_below_the_trusted_part)
 	free(link);
 	rm_rf(top);
 	free(top);
+}
+
+/* ---- the whole model (policy/model.c) ---- */
+
+/* A file's stat stands for its text only once it has not changed for a
+ * couple of seconds (load.c, M_SETTLED_SEC): the model tests wait that
+ * long after writing. */
+static void settle(void)
+{
+	sleep(3);
+}
+
+/* A copy of the shipped policy.d, settled. */
+static char *shipped_copy(void)
+{
+	char *dir = tmpdir();
+	char *cmd = tg_asprintf("cp '%s'/*.yaml '%s'/", TG_TEST_POLICYDIR, dir);
+	cr_assert_eq(system(cmd), 0);
+	free(cmd);
+	settle();
+	return dir;
+}
+
+/* The one .model entry in cache (NULL when none), malloc'ed. */
+static char *model_entry(const char *cache)
+{
+	char **e = entries(cache), *found = NULL;
+	for (size_t i = 0; e[i]; i++) {
+		size_t l = strlen(e[i]);
+		if (l > 6 && !strcmp(e[i] + l - 6, ".model")) {
+			cr_assert_null(found, "one model per policy set");
+			found = strdup(e[i]);
+		}
+	}
+	tg_strv_free(e);
+	return found;
+}
+
+Test(model, shipped_policy_loads_the_same_from_the_model, .timeout = 60)
+{
+	char *cache = tmpdir(), *dir = shipped_copy();
+	char *parsed = load_dump_with(dir, NULL);
+
+	struct tg_policy_cache c = { .dir = cache };
+	char *first = load_dump_with(dir, &c);
+	cr_expect(c.model_stored, "a settled policy set is stored whole");
+	cr_expect_not(c.model_hit);
+	cr_expect_str_eq(first, parsed);
+
+	c = (struct tg_policy_cache){ .dir = cache };
+	char *second = load_dump_with(dir, &c);
+	cr_expect(c.model_hit, "the next load reads the model");
+	cr_expect_eq(c.hits + c.misses + c.stored, 0, "and no tree at all");
+	cr_expect_not(c.model_stored);
+	cr_expect_str_eq(second, parsed, "a model read back must judge as the walked one");
+
+	/* What the dump does not show: the rules' examples, checked against
+	 * the rules they belong to. */
+	const char *paths[] = { dir };
+	struct tg_policy *p = NULL;
+	struct tg_policy_diags d = { 0 };
+	c = (struct tg_policy_cache){ .dir = cache };
+	cr_assert_eq(tg_policy_load_cached(&p, paths, 1, &d, &c), 0);
+	cr_assert(c.model_hit);
+	cr_expect_eq(tg_policy_check_examples(p, stderr), 0, "the model's examples all hold");
+	tg_policy_free(p);
+	free(parsed);
+	free(first);
+	free(second);
+	rm_rf(cache);
+	rm_rf(dir);
+	free(cache);
+	free(dir);
+}
+
+static const char *const ONE =
+	"version: 1\nrules:\n  - id: one\n    reason: r\n    action: deny\n    exec: {program: [foo]}\n";
+static const char *const TWO =
+	"version: 1\nrules:\n  - id: two\n    reason: r\n    action: deny\n    exec: {program: [foo]}\n";
+
+static bool names(const char *dump, const char *id)
+{
+	char *q = tg_asprintf("\"%s\"", id);
+	bool r = strstr(dump, q) != NULL;
+	free(q);
+	return r;
+}
+
+Test(model, an_edited_file_is_walked_again_and_its_model_replaced, .timeout = 60)
+{
+	char *cache = tmpdir(), *dir = tmpdir();
+	char *file = tg_asprintf("%s/p.yaml", dir);
+	write_text(file, ONE);
+	settle();
+	struct tg_policy_cache c = { .dir = cache };
+	free(load_dump_with(dir, &c));
+	cr_assert(c.model_stored);
+
+	/* Same length, other text, just now: its stat may not have moved
+	 * within the clock's tick, so it is not trusted yet. */
+	write_text(file, TWO);
+	c = (struct tg_policy_cache){ .dir = cache };
+	char *now = load_dump_with(dir, &c);
+	cr_expect_not(c.model_hit, "a file changed just now must not come from a model");
+	cr_expect_not(c.model_stored);
+	cr_expect(names(now, "two") && !names(now, "one"), "%s", now);
+
+	/* Settled: a new key (ctime moved), walked, stored, then read. */
+	settle();
+	c = (struct tg_policy_cache){ .dir = cache };
+	char *walked = load_dump_with(dir, &c);
+	cr_expect_not(c.model_hit);
+	cr_expect(c.model_stored);
+	c = (struct tg_policy_cache){ .dir = cache };
+	char *read = load_dump_with(dir, &c);
+	cr_expect(c.model_hit);
+	cr_expect_str_eq(read, walked);
+	cr_expect(names(read, "two") && !names(read, "one"), "%s", read);
+	free(now);
+	free(walked);
+	free(read);
+	free(file);
+	rm_rf(cache);
+	rm_rf(dir);
+	free(cache);
+	free(dir);
+}
+
+/* The key has the directory's listing: a file added is in the policy, a
+ * file removed is out of it. */
+Test(model, the_files_of_a_directory_are_in_the_key, .timeout = 60)
+{
+	char *cache = tmpdir(), *dir = tmpdir();
+	char *a = tg_asprintf("%s/a.yaml", dir), *b = tg_asprintf("%s/b.yaml", dir);
+	write_text(a, ONE);
+	write_text(b, TWO);
+	settle();
+	struct tg_policy_cache c = { .dir = cache };
+	char *both = load_dump_with(dir, &c);
+	cr_assert(c.model_stored);
+	cr_expect(names(both, "one") && names(both, "two"));
+
+	cr_assert_eq(unlink(b), 0);
+	c = (struct tg_policy_cache){ .dir = cache };
+	char *only = load_dump_with(dir, &c);
+	cr_expect_not(c.model_hit, "the model of two files is not the model of one");
+	cr_expect(names(only, "one") && !names(only, "two"), "%s", only);
+
+	/* Back as it was (same inode gone, so a new file): a new key again. */
+	write_text(b, TWO);
+	settle();
+	c = (struct tg_policy_cache){ .dir = cache };
+	char *again = load_dump_with(dir, &c);
+	cr_expect(names(again, "one") && names(again, "two"));
+	cr_expect_str_eq(again, both);
+	free(both);
+	free(only);
+	free(again);
+	free(a);
+	free(b);
+	rm_rf(cache);
+	rm_rf(dir);
+	free(cache);
+	free(dir);
+}
+
+Test(model, damaged_models_are_misses, .timeout = 300)
+{
+	char *cache = tmpdir(), *dir = shipped_copy();
+	char *parsed = load_dump_with(dir, NULL);
+	struct tg_policy_cache c = { .dir = cache };
+	free(load_dump_with(dir, &c));
+	cr_assert(c.model_stored);
+	for (unsigned seed = 1; seed <= 100; seed++) {
+		char *m = model_entry(cache);
+		cr_assert_not_null(m);
+		damage(m, seed);
+		free(m);
+		c = (struct tg_policy_cache){ .dir = cache };
+		char *got = load_dump_with(dir, &c);
+		cr_assert_str_eq(got, parsed, "seed %u: a damaged model changed the policy", seed);
+		cr_assert_not(c.model_hit, "seed %u: a damaged model was read", seed);
+		cr_assert(c.model_stored, "seed %u: and stored again", seed);
+		free(got);
+	}
+	free(parsed);
+	rm_rf(cache);
+	rm_rf(dir);
+	free(cache);
+	free(dir);
+}
+
+/* Every kind of rule and every field the model has, for the decoder. */
+static const char *const ALL_KINDS =
+	"version: 1\n"
+	"paths: {writable: [/tmp/w], deny_read: [/tmp/secret], create: [/tmp/w/new/]}\n"
+	"limits: {max_procs: 64}\n"
+	"network:\n"
+	"  default: deny\n"
+	"  hosts:\n"
+	"    allow: [pypi.org, \"ci.example:8000-8999\"]\n"
+	"    deny: [evil.example]\n"
+	"    examples: {match: [pypi.org], not_match: [evil.example]}\n"
+	"rules:\n"
+	"  - id: e\n    reason: r\n    action: deny\n    errno: EROFS\n"
+	"    exec: {program: [rm], flags: ['-r|-R', '-f'], args: [/], not_flags: [-i]}\n"
+	"    examples: {match: ['rm -rf /'], not_match: ['rm -ri /']}\n"
+	"  - id: p\n    reason: r\n    action: audit\n    path: {match: ['/tmp/w/**'], ops: write}\n"
+	"  - id: s\n    reason: r\n    action: deny\n    syscall: [keyctl]\n"
+	"  - id: c\n    reason: r\n    action: deny\n"
+	"    connect: {unix: [/run/x.sock, '@abstract'], cidr: ['::1/128', 10.0.0.0/8], ports: ['1-2', 3]}\n"
+	"  - id: k\n    reason: r\n    action: allow\n"
+	"    process: {program: [vite], uid: [1000], cgroup: [/user.slice/**]}\n";
+
+Test(model, decoder_checks_every_count_and_offset, .timeout = 300)
+{
+	struct tg_policy *p = NULL;
+	struct tg_policy_diags d = { 0 };
+	int rc = tg_policy_load_string(&p, "t.yaml", ALL_KINDS, strlen(ALL_KINDS), &d);
+	if (rc < 0)
+		tg_policy_diags_print(&d, stderr);
+	cr_assert_eq(rc, 0);
+	char *enc = NULL;
+	size_t len = 0;
+	cr_assert_eq(tg_policy_model_encode(p, 42, &enc, &len), 0);
+	tg_policy_free(p);
+
+	/* Sound: it decodes, and encodes again to the very same bytes. */
+	char *copy = malloc(len);
+	memcpy(copy, enc, len);
+	cr_assert_eq(tg_policy_model_decode(copy, len, 42, &p), 1);
+	char *again = NULL;
+	size_t alen = 0;
+	cr_assert_eq(tg_policy_model_encode(p, 42, &again, &alen), 0);
+	cr_assert_eq(alen, len);
+	cr_assert_eq(memcmp(again, enc, len), 0, "decode then encode is the identity");
+	cr_expect_eq(p->nrules, 5);
+	cr_expect_eq(p->nhosts, 3);
+	tg_policy_free(p); /* frees copy: the model's arena */
+	free(again);
+	cr_expect_eq(tg_policy_model_decode(enc, len, 43, &p), 0, "another key is a miss");
+
+	const size_t hdr = 32; /* magic, key, payload length, checksum */
+	unsigned sound = 0;
+	for (size_t cut = 0; cut < len; cut++) {
+		char *m = malloc(len);
+		memcpy(m, enc, len);
+		cr_assert_eq(tg_policy_model_decode(m, cut, 42, &p), 0, "a prefix of %zu bytes", cut);
+		free(m);
+	}
+	for (size_t i = hdr; i < len; i++) {
+		for (int delta = 1; delta < 256; delta += 51) {
+			char *m = malloc(len);
+			memcpy(m, enc, len);
+			m[i] = (char)(m[i] + delta);
+			uint64_t sum = ytree_hash(m + hdr, len - hdr);
+			memcpy(m + 24, &sum, sizeof(sum));
+			int r = tg_policy_model_decode(m, len, 42, &p);
+			cr_assert_geq(r, 0);
+			if (r == 1) {
+				sound++;
+				tg_policy_free(p);
+			} else {
+				free(m);
+			}
+		}
+	}
+	cr_expect_gt(sound, 0, "a change of a string's byte or a line number still decodes");
+	free(enc);
 }
