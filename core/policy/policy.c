@@ -188,6 +188,17 @@ int tg_policy_finish(struct tg_policy *p)
 	return 0;
 }
 
+/* An expanded path once: "~/.ssh" and "/root/.ssh" are one place for
+ * root, and every entry costs the supervisor's Landlock and fanotify
+ * set-up an open at each start. */
+static void push_new(struct tg_strlist *out, const char *path)
+{
+	for (size_t i = 0; i < out->n; i++)
+		if (strcmp(out->v[i], path) == 0)
+			return;
+	tg_strlist_push(out, path);
+}
+
 /* "/etc/ssh/ssh_host_*_key": Landlock takes paths, not patterns, so a glob
  * in the last component only is expanded to the files it names now (a
  * secret is read from a file that exists). True when the pattern was taken
@@ -214,7 +225,7 @@ static bool glob_existing(const char *pat, const char *home, const char *ws, str
 			continue;
 		_cleanup_free_ char *full = tg_asprintf("%s/%s", buf, e->d_name);
 		if (full && tg_normpath(full, norm, sizeof(norm)) == 0)
-			tg_strlist_push(out, norm);
+			push_new(out, norm);
 	}
 	closedir(d);
 	return true;
@@ -260,7 +271,7 @@ static void expand_list(const struct tg_strlist *in, struct tg_strlist *out, con
 				continue;
 		}
 		if (tg_normpath(buf, norm, sizeof(norm)) == 0)
-			tg_strlist_push(out, norm);
+			push_new(out, norm);
 	}
 }
 

@@ -527,6 +527,33 @@ Test(policy, deny_read_and_writable_lists, .init = setup_default, .fini = teardo
 	cr_expect(tmp && cache && devnull);
 }
 
+/* As root, "~/.ssh" and "/root/.ssh" (both in the shipped policy) are one
+ * secret: listed once, opened once per start. */
+Test(policy, expanded_paths_are_listed_once)
+{
+	struct tg_policy *p = load_yaml("version: 1\npaths:\n"
+	                                "  deny_read: [~/.ssh, /home/dev/.ssh, '$HOME/.ssh/', /x/y]\n"
+	                                "  writable: [~/.cache, /home/dev/.cache, /tmp, /tmp/]\n");
+	struct tg_policy_ctx ctx = { WS, HOME, STATE, NULL };
+	tg_policy_set_ctx(p, &ctx);
+	size_t n = 0;
+	const char *const *v = tg_policy_deny_read_paths(p, &n);
+	cr_expect_eq(n, 2, "%zu deny-read paths", n);
+	size_t ssh = 0;
+	for (size_t i = 0; i < n; i++)
+		ssh += strcmp(v[i], HOME "/.ssh") == 0;
+	cr_expect_eq(ssh, 1);
+	v = tg_policy_writable_paths(p, &n);
+	size_t cache = 0, tmp = 0;
+	for (size_t i = 0; i < n; i++) {
+		cache += strcmp(v[i], HOME "/.cache") == 0;
+		tmp += strcmp(v[i], "/tmp") == 0;
+	}
+	cr_expect_eq(cache, 1);
+	cr_expect_eq(tmp, 1);
+	tg_policy_free(p);
+}
+
 Test(policy, strictest_wins_and_first_on_tie)
 {
 	struct tg_policy *p = load_yaml(
