@@ -101,6 +101,7 @@ struct ll {
 	size_t nrules;
 	char **excl;          /* canonical excluded paths that exist */
 	char **places;        /* canonical writable places, the devices first */
+	char **roots;         /* the places build() granted whole: one rule each */
 };
 
 /* Rights a rule on an object of this type may carry. */
@@ -318,8 +319,15 @@ static int build(struct ll *ll)
 	if (r < 0)
 		return r;
 	r = grant_listing(ll);
-	for (size_t i = 0; r >= 0 && ll->places && ll->places[i]; i++)
-		r = grant_except_path(ll, ll->places[i], LL_READ | LL_WRITE);
+	for (size_t i = 0; r >= 0 && ll->places && ll->places[i]; i++) {
+		const char *place = ll->places[i];
+		size_t before = ll->nrules;
+		r = grant_except_path(ll, place, LL_READ | LL_WRITE);
+		/* Granted whole: its one rule, and no exclusion at or in it
+		 * (then its entries were granted one by one, if any). */
+		if (r >= 0 && ll->nrules == before + 1 && !is_excluded(ll, place) && !excl_beneath(ll, place))
+			r = tg_strv_push(&ll->roots, place);
+	}
 	return r;
 }
 
@@ -359,9 +367,10 @@ int tg_landlock_build_viewed(const struct tg_landlock_spec *spec, size_t *nrules
 	if (r == 0)
 		r = build(&ll);
 	if (r >= 0 && view)
-		r = tg_landlock_view_from(ll.excl, ll.places, view);
+		r = tg_landlock_view_of(ll.excl, ll.roots, view);
 	tg_strv_free(ll.excl);
 	tg_strv_free(ll.places);
+	tg_strv_free(ll.roots);
 	if (r < 0) {
 		close(ll.fd);
 		return r;

@@ -57,9 +57,11 @@ int tg_landlock_probe(void);
  * -EOPNOTSUPP when the kernel has no Landlock, -EINVAL for a relative path. */
 int tg_landlock_build(const struct tg_landlock_spec *spec, size_t *nrules);
 
-/* The same, and (view not NULL) the supervisor's view of the ruleset
- * (tg_landlock_view_new's), from the same canonical paths: one walk of the
- * policy's places instead of two. *view is NULL on failure. */
+/* The same, and (view not NULL) the supervisor's view of the ruleset: as
+ * tg_landlock_view_new's, but with the places the build granted whole
+ * rather than those an lstat finds (no second walk of the places, and a
+ * place that could not be opened is known to get no rule). *view is NULL
+ * on failure. */
 struct tg_landlock_view;
 int tg_landlock_build_viewed(const struct tg_landlock_spec *spec, size_t *nrules,
                              struct tg_landlock_view **view);

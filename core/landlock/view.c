@@ -39,7 +39,7 @@ static int add_canonical_root(struct tg_landlock_view *v, const char *c)
 	return tg_strv_push(&v->roots, c);
 }
 
-int tg_landlock_view_from(char *const *excl, char *const *places, struct tg_landlock_view **out)
+static int view_new(char *const *excl, char *const *places, bool granted, struct tg_landlock_view **out)
 {
 	struct tg_landlock_view *v = calloc(1, sizeof(*v));
 	int r = v ? 0 : -ENOMEM;
@@ -47,13 +47,23 @@ int tg_landlock_view_from(char *const *excl, char *const *places, struct tg_land
 	for (size_t i = 0; r == 0 && excl && excl[i]; i++)
 		r = tg_strv_push(&v->excl, excl[i]);
 	for (size_t i = 0; r == 0 && places && places[i]; i++)
-		r = add_canonical_root(v, places[i]);
+		r = granted ? tg_strv_push(&v->roots, places[i]) : add_canonical_root(v, places[i]);
 	if (r < 0) {
 		tg_landlock_view_free(v);
 		return r;
 	}
 	*out = v;
 	return 0;
+}
+
+int tg_landlock_view_from(char *const *excl, char *const *places, struct tg_landlock_view **out)
+{
+	return view_new(excl, places, false, out);
+}
+
+int tg_landlock_view_of(char *const *excl, char *const *roots, struct tg_landlock_view **out)
+{
+	return view_new(excl, roots, true, out);
 }
 
 void tg_landlock_view_free(struct tg_landlock_view *v)
