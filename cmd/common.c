@@ -75,7 +75,7 @@ static int push_all(char ***v, char *const *more)
 	return 0;
 }
 
-int tg_policy_paths(const struct tg_opts *o, char ***out)
+int tg_policy_paths(const struct tg_opts *o, const char *workspace, char ***out)
 {
 	_cleanup_strv_ char **v = calloc(1, sizeof(char *));
 	if (!v)
@@ -86,8 +86,10 @@ int tg_policy_paths(const struct tg_opts *o, char ***out)
 		return -ENOMEM;
 	/* The workspace's own policy, when it has one (the command may not
 	 * write it: run.c refuses that as the rule txguard.workspace-policy). */
-	_cleanup_free_ char *ws = NULL;
-	if (tg_workspace_path(o, &ws) == 0) {
+	_cleanup_free_ char *ws = workspace ? tg_strdup(workspace) : NULL;
+	if (workspace && !ws)
+		return -ENOMEM;
+	if (ws || tg_workspace_path(o, &ws) == 0) {
 		_cleanup_free_ char *wp = tg_path_join(ws, TG_WORKSPACE_POLICY);
 		if (!wp)
 			return -ENOMEM;

@@ -28,8 +28,9 @@ int tg_json_done(struct tg_json *j, const char *what);
 
 /* Policy paths in load order: installed policy.d (unless --no-default-policy),
  * $TXGUARD_POLICY entries, the workspace's own policy file, then -p.
- * Returns a NULL-terminated vector. */
-int tg_policy_paths(const struct tg_opts *o, char ***out);
+ * workspace: the caller's resolved workspace (tg_workspace_resolve's), or
+ * NULL to resolve it here. Returns a NULL-terminated vector. */
+int tg_policy_paths(const struct tg_opts *o, const char *workspace, char ***out);
 /* The per-workspace policy file, relative to the workspace root: loaded
  * after $TXGUARD_POLICY and before -p, and never writable by the command. */
 #define TG_WORKSPACE_POLICY ".txguard.yaml"

@@ -631,7 +631,7 @@ static char *policy_cache_dir(const struct tg_opts *o, size_t *trusted)
 static int load_policy(struct run *r)
 {
 	_cleanup_strv_ char **paths = NULL;
-	if (tg_policy_paths(r->o, &paths) < 0)
+	if (tg_policy_paths(r->o, r->workspace, &paths) < 0)
 		return -ENOMEM;
 	struct tg_policy_cache cache = { 0 };
 	cache.dir = r->policy_cache = policy_cache_dir(r->o, &cache.trusted);

@@ -11,7 +11,7 @@
 static int load_for_tools(const struct tg_opts *o, struct tg_policy **out, size_t *nfiles)
 {
 	_cleanup_strv_ char **paths = NULL;
-	if (tg_policy_paths(o, &paths) < 0)
+	if (tg_policy_paths(o, NULL, &paths) < 0)
 		return -ENOMEM;
 	*nfiles = tg_strv_len(paths);
 	struct tg_policy_diags diags = { 0 };

@@ -469,7 +469,7 @@ Test(env, policy_paths_and_default_dir)
 	cr_assert_eq(resolve_err(&o), 0);
 	cr_assert_str_eq(o.default_policy_dir, "/defaults");
 	char **paths = NULL;
-	cr_assert_eq(tg_policy_paths(&o, &paths), 0);
+	cr_assert_eq(tg_policy_paths(&o, NULL, &paths), 0);
 	cr_assert_str_eq(paths[0], "/defaults");
 	cr_assert_str_eq(paths[1], "/a.yaml");
 	cr_assert_str_eq(paths[2], "/b.d");
@@ -480,11 +480,29 @@ Test(env, policy_paths_and_default_dir)
 	/* --no-default-policy drops the default dir, not $TXGUARD_POLICY. */
 	cr_assert_eq(PARSE(&o, "--no-default-policy", "-w", "/", "--", "true"), 0);
 	cr_assert_eq(resolve_err(&o), 0);
-	cr_assert_eq(tg_policy_paths(&o, &paths), 0);
+	cr_assert_eq(tg_policy_paths(&o, NULL, &paths), 0);
 	cr_assert_str_eq(paths[0], "/a.yaml");
 	cr_assert_str_eq(paths[1], "/b.d");
 	cr_assert_null(paths[2]);
 	tg_strv_free(paths);
+	/* A workspace the caller resolved already: its policy file when it
+	 * has one, after $TXGUARD_POLICY and before -p. */
+	char dir[] = "/tmp/tg-paths-XXXXXX";
+	cr_assert_not_null(mkdtemp(dir));
+	cr_assert_eq(tg_policy_paths(&o, dir, &paths), 0);
+	cr_assert_null(paths[2], "no .txguard.yaml, no entry");
+	tg_strv_free(paths);
+	char *wp = tg_asprintf("%s/.txguard.yaml", dir);
+	FILE *f = fopen(wp, "w");
+	cr_assert_not_null(f);
+	fclose(f);
+	cr_assert_eq(tg_policy_paths(&o, dir, &paths), 0);
+	cr_assert_str_eq(paths[2], wp);
+	cr_assert_null(paths[3]);
+	tg_strv_free(paths);
+	unlink(wp);
+	rmdir(dir);
+	free(wp);
 	tg_opts_free(&o);
 }
 
