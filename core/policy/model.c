@@ -45,168 +45,274 @@ struct mhdr {
 	uint64_t sum; /* ytree_hash of the payload */
 };
 
-/* ---- writing ---- */
+/* ---- one walk of the fields, both ways ----
+ *
+ * io_policy names every field once, and the same walk writes a model or
+ * reads one: a field cannot be written and then forgotten by the reader.
+ * Each io_* takes the value to write and returns the value read (writing,
+ * it returns what it was given), so `x = io_u32(io, x)` is a no-op one way
+ * and an assignment the other. */
 
-struct wr {
-	char *buf;
+struct io {
+	bool reading, bad;
+	char *buf;      /* writing: the entry so far */
 	size_t len, cap;
-	bool bad;
+	char *p, *end;  /* reading: what is left of the payload */
 };
 
-static void put(struct wr *w, const void *p, size_t n)
+static void put(struct io *io, const void *p, size_t n)
 {
-	if (w->bad)
+	if (io->bad)
 		return;
-	if (w->len + n > w->cap) {
-		size_t cap = w->cap ? w->cap * 2 : 64 * 1024;
-		while (cap < w->len + n)
+	if (io->len + n > io->cap) {
+		size_t cap = io->cap ? io->cap * 2 : 64 * 1024;
+		while (cap < io->len + n)
 			cap *= 2;
-		char *b = realloc(w->buf, cap);
+		char *b = realloc(io->buf, cap);
 		if (!b) {
-			w->bad = true;
+			io->bad = true;
 			return;
 		}
-		w->buf = b;
-		w->cap = cap;
+		io->buf = b;
+		io->cap = cap;
 	}
-	memcpy(w->buf + w->len, p, n);
-	w->len += n;
+	memcpy(io->buf + io->len, p, n);
+	io->len += n;
 }
 
-static void put_u32(struct wr *w, uint32_t v)
+static void take(struct io *io, void *out, size_t n)
 {
-	put(w, &v, sizeof(v));
-}
-
-static void put_u64(struct wr *w, uint64_t v)
-{
-	put(w, &v, sizeof(v));
-}
-
-static void put_str(struct wr *w, const char *s)
-{
-	size_t n = s ? strlen(s) : 0;
-	if (n >= M_NONE) {
-		w->bad = true;
+	if (io->bad || (size_t)(io->end - io->p) < n) {
+		io->bad = true;
+		memset(out, 0, n);
 		return;
 	}
-	put_u32(w, s ? (uint32_t)n : M_NONE);
-	if (s)
-		put(w, s, n + 1); /* with its NUL: the model reads it in place */
+	memcpy(out, io->p, n);
+	io->p += n;
 }
 
-/* A count, and whether the array behind it exists at all. */
-static void put_count(struct wr *w, size_t n, const void *v)
+static void io_bytes(struct io *io, void *p, size_t n)
 {
-	if (n >= M_NONE) {
-		w->bad = true;
-		return;
+	if (io->reading)
+		take(io, p, n);
+	else
+		put(io, p, n);
+}
+
+/* Reading, a value the writer could not have written is a damaged entry. */
+static void io_check(struct io *io, bool sound)
+{
+	if (io->reading && !sound)
+		io->bad = true;
+}
+
+static uint32_t io_u32(struct io *io, uint32_t v)
+{
+	io_bytes(io, &v, sizeof(v));
+	return v;
+}
+
+static uint64_t io_u64(struct io *io, uint64_t v)
+{
+	io_bytes(io, &v, sizeof(v));
+	return v;
+}
+
+static bool io_bool(struct io *io, bool v)
+{
+	uint32_t u = io_u32(io, v);
+	io_check(io, u <= 1);
+	return u == 1;
+}
+
+static struct tg_portrange io_ports(struct io *io, struct tg_portrange pr)
+{
+	uint32_t v = io_u32(io, (uint32_t)pr.lo << 16 | pr.hi);
+	return (struct tg_portrange){ .lo = (uint16_t)(v >> 16), .hi = (uint16_t)v };
+}
+
+/* A string: its length (M_NONE for none), its bytes and its NUL. Read in
+ * place: the model's strings point into its entry. `needed`: none is a
+ * damaged entry. */
+static char *io_str(struct io *io, char *s, bool needed)
+{
+	if (!io->reading) {
+		size_t n = s ? strlen(s) : 0;
+		if (n >= M_NONE)
+			io->bad = true;
+		io_u32(io, s ? (uint32_t)n : M_NONE);
+		if (s)
+			put(io, s, n + 1);
+		return s;
 	}
-	put_u32(w, v ? (uint32_t)n : M_NONE);
+	uint32_t n = io_u32(io, 0);
+	if (io->bad || n == M_NONE) {
+		io_check(io, !needed);
+		return NULL;
+	}
+	if ((size_t)(io->end - io->p) <= n || io->p[n] != '\0' || memchr(io->p, '\0', n)) {
+		io->bad = true;
+		return NULL;
+	}
+	char *r = io->p;
+	io->p += n + 1;
+	return r;
 }
 
-static void put_list(struct wr *w, const struct tg_strlist *l)
+/* An array's count, and whether it exists at all (M_NONE: NULL). Reading,
+ * the array is allocated (zeroed, one spare slot) for n elements of
+ * `size` bytes, each of which takes at least `least` bytes of the payload:
+ * a count the bytes left cannot hold is a lie, caught before allocating. */
+static void *io_array(struct io *io, void *v, size_t *n, size_t size, size_t least)
 {
-	put_count(w, l->n, l->v);
+	if (!io->reading) {
+		if (*n >= M_NONE)
+			io->bad = true;
+		io_u32(io, v ? (uint32_t)*n : M_NONE);
+		return v;
+	}
+	uint32_t c = io_u32(io, 0);
+	*n = 0;
+	if (io->bad || c == M_NONE)
+		return NULL;
+	if ((size_t)(io->end - io->p) / least < c) {
+		io->bad = true;
+		return NULL;
+	}
+	void *a = calloc((size_t)c + 1, size);
+	if (!a) {
+		io->bad = true;
+		return NULL;
+	}
+	*n = c;
+	return a;
+}
+
+static void io_list(struct io *io, struct tg_strlist *l)
+{
+	/* n + 1 slots: the lists are NULL-terminated, as tg_strlist_push
+	 * makes them. Each string takes its 4-byte length at least. */
+	l->v = io_array(io, l->v, &l->n, sizeof(*l->v), 4);
 	for (size_t i = 0; i < l->n; i++)
-		put_str(w, l->v[i]);
+		if (!(l->v[i] = io_str(io, l->v[i], true))) {
+			l->n = i; /* a damaged entry: the list ends here */
+			return;
+		}
 }
 
-static void put_examples(struct wr *w, const struct tg_example *e, size_t n)
+static void io_examples(struct io *io, struct tg_example **e, size_t *n)
 {
-	put_count(w, n, e);
-	for (size_t i = 0; i < n; i++) {
-		put_str(w, e[i].text);
-		put_u32(w, e[i].line);
-		put_u32(w, e[i].col);
+	*e = io_array(io, *e, n, sizeof(**e), 12);
+	for (size_t i = 0; i < *n && !io->bad; i++) {
+		(*e)[i].text = io_str(io, (*e)[i].text, true);
+		(*e)[i].line = io_u32(io, (*e)[i].line);
+		(*e)[i].col = io_u32(io, (*e)[i].col);
 	}
 }
 
-static void put_rule(struct wr *w, const struct tg_rule *r)
+static void io_rule(struct io *io, struct tg_rule *u)
 {
-	put_str(w, r->id);
-	put_str(w, r->reason);
-	put_u32(w, (uint32_t)r->action);
-	put_u32(w, (uint32_t)r->err);
-	put_u32(w, (uint32_t)r->kind);
-	put_str(w, r->file);
-	put_u32(w, r->line);
-	put_u32(w, r->col);
-	put_str(w, r->source);
-	put_str(w, r->overrides);
-	put_str(w, r->disabled_by);
+	u->id = io_str(io, u->id, true);
+	u->reason = io_str(io, u->reason, false);
+	uint32_t action = io_u32(io, u->action);
+	io_check(io, action <= TG_ACT_KILL);
+	u->action = (enum tg_action)action;
+	u->err = (int)io_u32(io, (uint32_t)u->err);
+	uint32_t kind = io_u32(io, u->kind);
+	io_check(io, kind <= TG_RULE_PROCESS);
+	u->kind = (enum tg_rule_kind)kind;
+	u->file = io_str(io, u->file, false);
+	u->line = io_u32(io, u->line);
+	u->col = io_u32(io, u->col);
+	u->source = io_str(io, u->source, false);
+	u->overrides = io_str(io, u->overrides, false);
+	u->disabled_by = io_str(io, u->disabled_by, false);
 
-	const struct tg_exec_match *x = &r->exec;
-	put_list(w, &x->program);
-	put_list(w, &x->value_flags);
-	put_list(w, &x->subcommand);
-	put_count(w, x->nflags, x->flags);
-	for (size_t i = 0; i < x->nflags; i++)
-		put_list(w, &x->flags[i].alts);
-	put_list(w, &x->any_flags);
-	put_list(w, &x->not_flags);
-	put_list(w, &x->args);
-	put_list(w, &x->script);
-	put_list(w, &x->words);
-	put_u32(w, x->outside_workspace);
+	struct tg_exec_match *x = &u->exec;
+	io_list(io, &x->program);
+	io_list(io, &x->value_flags);
+	io_list(io, &x->subcommand);
+	x->flags = io_array(io, x->flags, &x->nflags, sizeof(*x->flags), 4);
+	for (size_t i = 0; i < x->nflags && !io->bad; i++)
+		io_list(io, &x->flags[i].alts);
+	io_list(io, &x->any_flags);
+	io_list(io, &x->not_flags);
+	io_list(io, &x->args);
+	io_list(io, &x->script);
+	io_list(io, &x->words);
+	x->outside_workspace = io_bool(io, x->outside_workspace);
 
-	put_list(w, &r->path.match);
-	put_u32(w, r->path.ops);
-	put_list(w, &r->syscalls);
+	io_list(io, &u->path.match);
+	u->path.ops = io_u32(io, u->path.ops);
+	io_list(io, &u->syscalls);
 
-	const struct tg_connect_match *c = &r->conn;
-	put_list(w, &c->unix_paths);
-	put_count(w, c->ncidr, c->cidr);
-	for (size_t i = 0; i < c->ncidr; i++) {
-		put_u32(w, (uint32_t)c->cidr[i].family);
-		put(w, c->cidr[i].addr, sizeof(c->cidr[i].addr));
-		put_u32(w, c->cidr[i].prefix);
+	struct tg_connect_match *c = &u->conn;
+	io_list(io, &c->unix_paths);
+	c->cidr = io_array(io, c->cidr, &c->ncidr, sizeof(*c->cidr), 24);
+	for (size_t i = 0; i < c->ncidr && !io->bad; i++) {
+		struct tg_cidr *n = &c->cidr[i];
+		n->family = (int)io_u32(io, (uint32_t)n->family);
+		io_bytes(io, n->addr, sizeof(n->addr));
+		n->prefix = io_u32(io, n->prefix);
+		/* The matcher compares prefix / 8 bytes of addr. */
+		io_check(io, (n->family == AF_INET && n->prefix <= 32) || (n->family == AF_INET6 && n->prefix <= 128));
 	}
-	put_count(w, c->nports, c->ports);
-	for (size_t i = 0; i < c->nports; i++)
-		put_u32(w, (uint32_t)c->ports[i].lo << 16 | c->ports[i].hi);
-	put_u32(w, c->loopback);
-	put_u32(w, c->any_inet);
+	c->ports = io_array(io, c->ports, &c->nports, sizeof(*c->ports), 4);
+	for (size_t i = 0; i < c->nports && !io->bad; i++)
+		c->ports[i] = io_ports(io, c->ports[i]);
+	c->loopback = io_bool(io, c->loopback);
+	c->any_inet = io_bool(io, c->any_inet);
 
-	const struct tg_process_match *pm = &r->proc;
-	put_list(w, &pm->program);
-	put_count(w, pm->nuids, pm->uids);
-	for (size_t i = 0; i < pm->nuids; i++)
-		put_u64(w, (uint64_t)pm->uids[i]);
-	put_list(w, &pm->cgroup);
+	struct tg_process_match *pm = &u->proc;
+	io_list(io, &pm->program);
+	pm->uids = io_array(io, pm->uids, &pm->nuids, sizeof(*pm->uids), 8);
+	for (size_t i = 0; i < pm->nuids && !io->bad; i++)
+		pm->uids[i] = (long)io_u64(io, (uint64_t)pm->uids[i]);
+	io_list(io, &pm->cgroup);
 
-	put_examples(w, r->match, r->nmatch);
-	put_examples(w, r->not_match, r->nnot_match);
+	io_examples(io, &u->match, &u->nmatch);
+	io_examples(io, &u->not_match, &u->nnot_match);
 }
 
-static void put_policy(struct wr *w, const struct tg_policy *p)
+static void io_policy(struct io *io, struct tg_policy *p)
 {
-	put_list(w, &p->files);
-	put_count(w, p->nrules, p->rules);
-	for (size_t i = 0; i < p->nrules; i++)
-		put_rule(w, p->rules[i]);
-	put_list(w, &p->writable);
-	put_list(w, &p->deny_read);
-	put_list(w, &p->create);
-	put_u64(w, p->max_procs);
-	put_u32(w, p->network_deny);
-	put_count(w, p->nhosts, p->hosts);
-	for (size_t i = 0; i < p->nhosts; i++) {
-		const struct tg_host_entry *h = &p->hosts[i];
-		put_str(w, h->pattern);
-		put_u32(w, (uint32_t)h->ports.lo << 16 | h->ports.hi);
-		put_u32(w, h->deny);
-		put_str(w, h->text);
-		put_str(w, h->source);
+	io_list(io, &p->files);
+	/* A rule takes far more than 4 bytes; 4 bounds the count safely. */
+	p->rules = io_array(io, p->rules, &p->nrules, sizeof(*p->rules), 4);
+	for (size_t i = 0; i < p->nrules && !io->bad; i++) {
+		if (io->reading) {
+			/* Its strings will be the entry's (policy_int.h). A rule
+			 * not made stays NULL: tg_policy_free skips it. */
+			if (!(p->rules[i] = calloc(1, sizeof(*p->rules[i])))) {
+				io->bad = true;
+				break;
+			}
+			p->rules[i]->borrowed = true;
+		}
+		io_rule(io, p->rules[i]);
 	}
-	put_count(w, p->nhost_ex, p->host_ex);
-	for (size_t i = 0; i < p->nhost_ex; i++) {
-		const struct tg_host_example *e = &p->host_ex[i];
-		put_str(w, e->text);
-		put_str(w, e->file);
-		put_u32(w, e->line);
-		put_u32(w, e->col);
-		put_u32(w, e->allowed);
+	io_list(io, &p->writable);
+	io_list(io, &p->deny_read);
+	io_list(io, &p->create);
+	p->max_procs = (unsigned long)io_u64(io, p->max_procs);
+	p->network_deny = io_bool(io, p->network_deny);
+	p->hosts = io_array(io, p->hosts, &p->nhosts, sizeof(*p->hosts), 16);
+	for (size_t i = 0; i < p->nhosts && !io->bad; i++) {
+		struct tg_host_entry *h = &p->hosts[i];
+		h->pattern = io_str(io, h->pattern, true);
+		h->ports = io_ports(io, h->ports);
+		h->deny = io_bool(io, h->deny);
+		h->text = io_str(io, h->text, false);
+		h->source = io_str(io, h->source, false);
+	}
+	p->host_ex = io_array(io, p->host_ex, &p->nhost_ex, sizeof(*p->host_ex), 20);
+	for (size_t i = 0; i < p->nhost_ex && !io->bad; i++) {
+		struct tg_host_example *e = &p->host_ex[i];
+		e->text = io_str(io, e->text, true);
+		e->file = io_str(io, e->file, false);
+		e->line = io_u32(io, e->line);
+		e->col = io_u32(io, e->col);
+		e->allowed = io_bool(io, e->allowed);
 	}
 }
 
@@ -217,247 +323,23 @@ int tg_policy_model_encode(const struct tg_policy *p, uint64_t key, char **buf, 
 	/* Only a model fresh from the walk: the context is the caller's. */
 	if (p->workspace || p->home || p->state_dir || p->cache_dir || p->writable_exp.n || p->deny_read_exp.n)
 		return -EINVAL;
-	struct wr w = { 0 };
+	struct io io = { .reading = false };
 	struct mhdr h = { .key = key };
 	memcpy(h.magic, M_MAGIC, sizeof(h.magic));
-	put(&w, &h, sizeof(h));
-	put_policy(&w, p);
-	if (w.bad) {
-		free(w.buf);
+	put(&io, &h, sizeof(h));
+	/* Writing, the walk only reads the model (each field is assigned
+	 * the value it already has). */
+	io_policy(&io, (struct tg_policy *)p);
+	if (io.bad) {
+		free(io.buf);
 		return -ENOMEM;
 	}
-	h.len = w.len - sizeof(h);
-	h.sum = ytree_hash(w.buf + sizeof(h), h.len);
-	memcpy(w.buf, &h, sizeof(h));
-	*buf = w.buf;
-	*len = w.len;
+	h.len = io.len - sizeof(h);
+	h.sum = ytree_hash(io.buf + sizeof(h), h.len);
+	memcpy(io.buf, &h, sizeof(h));
+	*buf = io.buf;
+	*len = io.len;
 	return 0;
-}
-
-/* ---- reading ---- */
-
-struct rd {
-	char *p, *end;
-	bool bad;
-};
-
-static bool take(struct rd *r, void *out, size_t n)
-{
-	if (r->bad || (size_t)(r->end - r->p) < n) {
-		r->bad = true;
-		memset(out, 0, n);
-		return false;
-	}
-	memcpy(out, r->p, n);
-	r->p += n;
-	return true;
-}
-
-static uint32_t get_u32(struct rd *r)
-{
-	uint32_t v;
-	take(r, &v, sizeof(v));
-	return v;
-}
-
-static uint64_t get_u64(struct rd *r)
-{
-	uint64_t v;
-	take(r, &v, sizeof(v));
-	return v;
-}
-
-static bool get_bool(struct rd *r)
-{
-	uint32_t v = get_u32(r);
-	if (v > 1)
-		r->bad = true;
-	return v == 1;
-}
-
-/* A string in place: the model's strings point into its entry. */
-static char *get_str(struct rd *r)
-{
-	uint32_t n = get_u32(r);
-	if (r->bad || n == M_NONE)
-		return NULL;
-	if ((size_t)(r->end - r->p) <= n || r->p[n] != '\0' || memchr(r->p, '\0', n)) {
-		r->bad = true;
-		return NULL;
-	}
-	char *s = r->p;
-	r->p += n + 1;
-	return s;
-}
-
-/* A string that must be there. */
-static char *get_some_str(struct rd *r)
-{
-	char *s = get_str(r);
-	if (!s)
-		r->bad = true;
-	return s;
-}
-
-/* An array of n elements of `size` bytes, each taking at least `least`
- * bytes of the payload: a count the bytes left cannot hold is a lie. NULL
- * with *n 0 when the writer had none. */
-static void *get_array(struct rd *r, size_t *n, size_t size, size_t least)
-{
-	uint32_t c = get_u32(r);
-	*n = 0;
-	if (r->bad || c == M_NONE)
-		return NULL;
-	if ((size_t)(r->end - r->p) / least < c) {
-		r->bad = true;
-		return NULL;
-	}
-	void *v = calloc((size_t)c + 1, size);
-	if (!v) {
-		r->bad = true;
-		return NULL;
-	}
-	*n = c;
-	return v;
-}
-
-static void get_list(struct rd *r, struct tg_strlist *l)
-{
-	/* n + 1 slots: the lists are NULL-terminated, as tg_strlist_push
-	 * makes them. Each string takes its 4-byte length at least. */
-	l->v = get_array(r, &l->n, sizeof(*l->v), 4);
-	for (size_t i = 0; i < l->n; i++)
-		if (!(l->v[i] = get_some_str(r))) {
-			l->n = i; /* what was read is freed with the list */
-			return;
-		}
-}
-
-static void get_examples(struct rd *r, struct tg_example **e, size_t *n)
-{
-	*e = get_array(r, n, sizeof(**e), 12);
-	for (size_t i = 0; i < *n && !r->bad; i++) {
-		(*e)[i].text = get_some_str(r);
-		(*e)[i].line = get_u32(r);
-		(*e)[i].col = get_u32(r);
-	}
-}
-
-static void get_ports(struct rd *r, struct tg_portrange *pr)
-{
-	uint32_t v = get_u32(r);
-	pr->lo = (uint16_t)(v >> 16);
-	pr->hi = (uint16_t)v;
-}
-
-static struct tg_rule *get_rule(struct rd *r)
-{
-	struct tg_rule *u = calloc(1, sizeof(*u));
-	if (!u) {
-		r->bad = true;
-		return NULL;
-	}
-	u->borrowed = true;
-	u->id = get_some_str(r);
-	u->reason = get_str(r);
-	uint32_t action = get_u32(r);
-	if (action > TG_ACT_KILL)
-		r->bad = true;
-	u->action = (enum tg_action)action;
-	u->err = (int)get_u32(r);
-	uint32_t kind = get_u32(r);
-	if (kind > TG_RULE_PROCESS)
-		r->bad = true;
-	u->kind = (enum tg_rule_kind)kind;
-	u->file = get_str(r);
-	u->line = get_u32(r);
-	u->col = get_u32(r);
-	u->source = get_str(r);
-	u->overrides = get_str(r);
-	u->disabled_by = get_str(r);
-
-	struct tg_exec_match *x = &u->exec;
-	get_list(r, &x->program);
-	get_list(r, &x->value_flags);
-	get_list(r, &x->subcommand);
-	x->flags = get_array(r, &x->nflags, sizeof(*x->flags), 4);
-	for (size_t i = 0; i < x->nflags && !r->bad; i++)
-		get_list(r, &x->flags[i].alts);
-	get_list(r, &x->any_flags);
-	get_list(r, &x->not_flags);
-	get_list(r, &x->args);
-	get_list(r, &x->script);
-	get_list(r, &x->words);
-	x->outside_workspace = get_bool(r);
-
-	get_list(r, &u->path.match);
-	u->path.ops = get_u32(r);
-	get_list(r, &u->syscalls);
-
-	struct tg_connect_match *c = &u->conn;
-	get_list(r, &c->unix_paths);
-	c->cidr = get_array(r, &c->ncidr, sizeof(*c->cidr), 24);
-	for (size_t i = 0; i < c->ncidr && !r->bad; i++) {
-		struct tg_cidr *n = &c->cidr[i];
-		n->family = (int)get_u32(r);
-		take(r, n->addr, sizeof(n->addr));
-		n->prefix = get_u32(r);
-		/* The matcher compares prefix / 8 bytes of addr. */
-		if (!((n->family == AF_INET && n->prefix <= 32) || (n->family == AF_INET6 && n->prefix <= 128)))
-			r->bad = true;
-	}
-	c->ports = get_array(r, &c->nports, sizeof(*c->ports), 4);
-	for (size_t i = 0; i < c->nports && !r->bad; i++)
-		get_ports(r, &c->ports[i]);
-	c->loopback = get_bool(r);
-	c->any_inet = get_bool(r);
-
-	struct tg_process_match *pm = &u->proc;
-	get_list(r, &pm->program);
-	pm->uids = get_array(r, &pm->nuids, sizeof(*pm->uids), 8);
-	for (size_t i = 0; i < pm->nuids && !r->bad; i++)
-		pm->uids[i] = (long)get_u64(r);
-	get_list(r, &pm->cgroup);
-
-	get_examples(r, &u->match, &u->nmatch);
-	get_examples(r, &u->not_match, &u->nnot_match);
-	return u;
-}
-
-static void get_policy(struct rd *r, struct tg_policy *p)
-{
-	get_list(r, &p->files);
-	/* A rule takes far more than 4 bytes; 4 bounds the count safely. */
-	p->rules = get_array(r, &p->nrules, sizeof(*p->rules), 4);
-	for (size_t i = 0; i < p->nrules; i++)
-		if (r->bad || !(p->rules[i] = get_rule(r))) {
-			p->nrules = i + (p->rules[i] != NULL); /* freed with p */
-			r->bad = true;
-			break;
-		}
-	get_list(r, &p->writable);
-	get_list(r, &p->deny_read);
-	get_list(r, &p->create);
-	p->max_procs = (unsigned long)get_u64(r);
-	p->network_deny = get_bool(r);
-	p->hosts = get_array(r, &p->nhosts, sizeof(*p->hosts), 16);
-	for (size_t i = 0; i < p->nhosts && !r->bad; i++) {
-		struct tg_host_entry *h = &p->hosts[i];
-		h->pattern = get_some_str(r);
-		get_ports(r, &h->ports);
-		h->deny = get_bool(r);
-		h->text = get_str(r);
-		h->source = get_str(r);
-	}
-	p->host_ex = get_array(r, &p->nhost_ex, sizeof(*p->host_ex), 20);
-	for (size_t i = 0; i < p->nhost_ex && !r->bad; i++) {
-		struct tg_host_example *e = &p->host_ex[i];
-		e->text = get_some_str(r);
-		e->file = get_str(r);
-		e->line = get_u32(r);
-		e->col = get_u32(r);
-		e->allowed = get_bool(r);
-	}
 }
 
 int tg_policy_model_decode(char *buf, size_t len, uint64_t key, struct tg_policy **out)
@@ -474,9 +356,9 @@ int tg_policy_model_decode(char *buf, size_t len, uint64_t key, struct tg_policy
 	if (!p)
 		return -ENOMEM;
 	p->borrowed = true;
-	struct rd r = { .p = buf + sizeof(h), .end = buf + len };
-	get_policy(&r, p);
-	if (r.bad || r.p != r.end) {
+	struct io io = { .reading = true, .p = buf + sizeof(h), .end = buf + len };
+	io_policy(&io, p);
+	if (io.bad || io.p != io.end) {
 		tg_policy_free(p); /* its strings are buf's: not freed */
 		return 0;
 	}

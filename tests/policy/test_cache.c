@@ -56,23 +56,8 @@ static char *load_dump_with(const char *path, struct tg_policy_cache *c)
  * trees these tests are about. */
 static char *load_dump(const char *path, const char *cache, struct tg_policy_cache *stats)
 {
-	const char *paths[] = { path };
 	struct tg_policy_cache c = { .dir = cache, .no_model = true };
-	struct tg_policy *p = NULL;
-	struct tg_policy_diags d = { 0 };
-	int r = tg_policy_load_cached(&p, paths, 1, &d, cache ? &c : NULL);
-	if (r < 0)
-		tg_policy_diags_print(&d, stderr);
-	cr_assert_eq(r, 0, "the policy must load");
-	tg_policy_diags_clear(&d);
-	struct tg_policy_ctx ctx = { WS, HOME, STATE, NULL };
-	tg_policy_set_ctx(p, &ctx);
-	char *buf = NULL;
-	size_t sz = 0;
-	FILE *f = open_memstream(&buf, &sz);
-	tg_policy_dump(p, true, f);
-	fclose(f);
-	tg_policy_free(p);
+	char *buf = load_dump_with(path, cache ? &c : NULL);
 	if (stats)
 		*stats = c;
 	return buf;
