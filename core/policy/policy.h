@@ -67,8 +67,9 @@ int tg_policy_load(struct tg_policy **out, const char *const *paths, size_t npat
 /* The parsed trees of policy texts, kept in dir by content (policy/ytree.h):
  * a file whose text is there is not parsed again. And the model the whole
  * set of files loads to (policy/model.c), under a key of this binary and
- * every file's name and text: when it is there, no tree is read at all. dir must be one the
- * command cannot write (txguard's state home). The counts are filled. */
+ * of every file's name and stat: when it is there, no file is read at all.
+ * dir must be one the command cannot write (txguard's state home). The
+ * counts are filled. */
 struct tg_policy_cache {
 	const char *dir;
 	/* The length of dir's leading part that may hold symlinks (the

@@ -209,10 +209,11 @@ int tg_policy_finish(struct tg_policy *p);
 /* policy/model.c: a loaded model, before tg_policy_set_ctx and without
  * what tg_policy_finish builds, stored whole in the policy cache under
  * `key` (tg_policy_load_cached computes it from the binary and the files'
- * names and texts). Encode: 0, -EINVAL (a model with a context), -ENOMEM.
+ * names and stats). Encode: 0, -EINVAL (a model with a context), -ENOMEM.
  * Decode and load: 1 with *out, 0 for a miss (nothing there, another key,
  * anything damaged), -ENOMEM. A decoded model's strings stay in buf: on 1
- * it is the model's (freed with it), else still the caller's. Store: 0 or an ignorable -errno. */
+ * it is the model's (freed with it), else still the caller's. Store: 0 or
+ * an ignorable -errno. */
 int tg_policy_model_encode(const struct tg_policy *p, uint64_t key, char **buf, size_t *len);
 int tg_policy_model_decode(char *buf, size_t len, uint64_t key, struct tg_policy **out);
 int tg_policy_model_load(const char *dir, size_t trusted, uint64_t key, struct tg_policy **out);
