@@ -128,6 +128,14 @@ int tg_cache_put(const char *dir, size_t trusted, const char *name, const void *
 	return 0;
 }
 
+uint64_t tg_fnv1a(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 0x100000001b3ull;
+	return h;
+}
+
 uint64_t tg_cache_self_key(void)
 {
 	static uint64_t key; /* 0: not yet, or no key */
@@ -139,10 +147,7 @@ uint64_t tg_cache_self_key(void)
 	if (stat("/proc/self/exe", &self) == 0) {
 		const uint64_t bin[] = { self.st_dev, self.st_ino, (uint64_t)self.st_size,
 			                 (uint64_t)self.st_mtim.tv_sec, (uint64_t)self.st_mtim.tv_nsec };
-		h = 0xcbf29ce484222325ull;
-		const unsigned char *b = (const unsigned char *)bin;
-		for (size_t i = 0; i < sizeof(bin); i++)
-			h = (h ^ b[i]) * 0x100000001b3ull;
+		h = tg_fnv1a(TG_FNV1A_INIT, bin, sizeof(bin));
 		h = h ? h : 1;
 	}
 	__atomic_store_n(&key, h, __ATOMIC_RELAXED);

@@ -26,6 +26,11 @@ int tg_cache_get(const char *dir, size_t trusted, const char *name, size_t max, 
 int tg_cache_put(const char *dir, size_t trusted, const char *name, const void *buf, size_t len,
                  size_t max_entries);
 
+/* FNV-1a, 64 bits, over n bytes, from h (TG_FNV1A_INIT to start): how
+ * the caches make a key of their inputs. */
+#define TG_FNV1A_INIT 0xcbf29ce484222325ull
+uint64_t tg_fnv1a(uint64_t h, const void *p, size_t n);
+
 /* What stands for this binary's code in a cache key: a hash of
  * /proc/self/exe's device, inode, size and mtime (any rebuild or upgrade
  * is a new key). 0 when it cannot be stat'ed: the caller then caches

@@ -1142,14 +1142,6 @@ static void load_dir(struct tg_policy *p, const char *dir, struct tg_policy_diag
 
 /* ---- the whole model from the cache (policy/model.c) ---- */
 
-static uint64_t mix(uint64_t h, const void *p, size_t n)
-{
-	const unsigned char *b = p;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ b[i]) * 0x100000001b3ull;
-	return h;
-}
-
 /* A file changed this recently may change again within the same tick of
  * the clock that stamps it, and its stat would not tell (git's "racy"
  * index entries). */
@@ -1172,8 +1164,8 @@ static int key_path(const char *path, const struct timespec *now, uint64_t *key)
 	const uint64_t v[] = { st.st_dev, st.st_ino, (uint64_t)st.st_size,
 		               (uint64_t)st.st_mtim.tv_sec, (uint64_t)st.st_mtim.tv_nsec,
 		               (uint64_t)st.st_ctim.tv_sec, (uint64_t)st.st_ctim.tv_nsec };
-	*key = mix(*key, path, strlen(path) + 1);
-	*key = mix(*key, v, sizeof(v));
+	*key = tg_fnv1a(*key, path, strlen(path) + 1);
+	*key = tg_fnv1a(*key, v, sizeof(v));
 	return 0;
 }
 

@@ -242,43 +242,35 @@ struct bpf_hdr {
 	uint32_t pad;
 };
 
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-	const unsigned char *b = p;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ b[i]) * 0x100000001b3ull;
-	return h;
-}
-
 /* Everything the program depends on. The binary itself stands for the
- * code that builds it (tg_cache_self_key: any rebuild is a new key); the table and the config
- * are hashed as values; libseccomp's version and API level as it reports
- * them. 0 when the binary cannot be stat'ed: no caching then. */
+ * code that builds it (tg_cache_self_key: any rebuild is a new key); the
+ * table and the config are hashed as values; libseccomp's version and API
+ * level as it reports them. 0 when the binary cannot be stat'ed: no
+ * caching then. */
 static uint64_t filter_key(const struct tg_filter_config *cfg)
 {
 	uint64_t self = tg_cache_self_key();
 	if (!self)
 		return 0;
-	uint64_t h = 0xcbf29ce484222325ull;
-	h = fnv(h, &self, sizeof(self));
+	uint64_t h = tg_fnv1a(TG_FNV1A_INIT, &self, sizeof(self));
 	const struct scmp_version *v = seccomp_version();
 	const uint32_t lib[] = { v ? v->major : 0, v ? v->minor : 0, v ? v->micro : 0,
 		                 (uint32_t)seccomp_api_get(), cfg->trap_network };
-	h = fnv(h, lib, sizeof(lib));
+	h = tg_fnv1a(h, lib, sizeof(lib));
 	for (size_t i = 0; i < cfg->ndenied; i++) {
 		int err = cfg->deny_errno ? cfg->deny_errno[i] : EPERM;
-		h = fnv(h, cfg->denied_syscalls[i], strlen(cfg->denied_syscalls[i]) + 1);
-		h = fnv(h, &err, sizeof(err));
+		h = tg_fnv1a(h, cfg->denied_syscalls[i], strlen(cfg->denied_syscalls[i]) + 1);
+		h = tg_fnv1a(h, &err, sizeof(err));
 	}
 	size_t n;
 	const struct tg_syscall *t = tg_syscalls(&n);
 	for (size_t i = 0; i < n; i++) {
 		const int64_t row[] = { t[i].nr, t[i].trap, t[i].err, t[i].ncond };
-		h = fnv(h, row, sizeof(row));
+		h = tg_fnv1a(h, row, sizeof(row));
 		for (unsigned c = 0; c < t[i].ncond; c++) {
 			const uint64_t cond[] = { (uint64_t)t[i].cond[c].arg, t[i].cond[c].cmp, t[i].cond[c].mask,
 				                  t[i].cond[c].datum };
-			h = fnv(h, cond, sizeof(cond));
+			h = tg_fnv1a(h, cond, sizeof(cond));
 		}
 	}
 	return h ? h : 1;
@@ -295,7 +287,7 @@ static int from_cache(const char *buf, size_t len, uint64_t key, struct tg_filte
 	    hd.n > BPF_MAXINSNS || len != sizeof(hd) + hd.n * sizeof(struct sock_filter) + sizeof(sum))
 		return -EINVAL;
 	memcpy(&sum, buf + len - sizeof(sum), sizeof(sum));
-	if (sum != fnv(0xcbf29ce484222325ull, buf, len - sizeof(sum)))
+	if (sum != tg_fnv1a(TG_FNV1A_INIT, buf, len - sizeof(sum)))
 		return -EINVAL;
 	struct sock_filter *insns = malloc(hd.n * sizeof(*insns));
 	if (!insns)
@@ -318,7 +310,7 @@ static void to_cache(const char *dir, size_t trusted, const char *name, uint64_t
 	memcpy(hd.magic, BPF_MAGIC, sizeof(hd.magic));
 	memcpy(buf, &hd, sizeof(hd));
 	memcpy(buf + sizeof(hd), prog->fprog.filter, body);
-	uint64_t sum = fnv(0xcbf29ce484222325ull, buf, len - sizeof(sum));
+	uint64_t sum = tg_fnv1a(TG_FNV1A_INIT, buf, len - sizeof(sum));
 	memcpy(buf + len - sizeof(sum), &sum, sizeof(sum));
 	(void)tg_cache_put(dir, trusted, name, buf, len, 128);
 }
