@@ -86,10 +86,11 @@ int tg_policy_paths(const struct tg_opts *o, const char *workspace, char ***out)
 		return -ENOMEM;
 	/* The workspace's own policy, when it has one (the command may not
 	 * write it: run.c refuses that as the rule txguard.workspace-policy). */
-	_cleanup_free_ char *ws = workspace ? tg_strdup(workspace) : NULL;
-	if (workspace && !ws)
-		return -ENOMEM;
-	if (ws || tg_workspace_path(o, &ws) == 0) {
+	_cleanup_free_ char *resolved = NULL;
+	const char *ws = workspace;
+	if (!ws && tg_workspace_path(o, &resolved) == 0)
+		ws = resolved;
+	if (ws) {
 		_cleanup_free_ char *wp = tg_path_join(ws, TG_WORKSPACE_POLICY);
 		if (!wp)
 			return -ENOMEM;
