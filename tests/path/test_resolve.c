@@ -509,3 +509,52 @@ Test(resolve, fast_path_agrees_with_the_walk)
 		}
 	}
 }
+
+/* Our own magic links (/dev/stdout, /dev/fd/N, /proc/self/fd/N): the
+ * kernel's answer and the walk's are the file the fd holds, for a symlink
+ * on the way too, and both say the same for a pipe, which names no file.
+ * (The Landlock ruleset resolves /dev/stdout, /dev/stderr and /dev/fd at
+ * every start.) */
+Test(resolve, own_magic_links_name_what_they_hold)
+{
+	lnk("real", "via");
+	int fd = open("via/f", O_WRONLY);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(dup2(fd, 57), 57);
+	int saved = dup(1);
+	cr_assert_geq(saved, 0);
+	cr_assert_eq(dup2(fd, 1), 1);
+	int p[2];
+	cr_assert_eq(pipe(p), 0);
+	cr_assert_eq(dup2(p[0], 58), 58);
+
+	char fdlink[64];
+	snprintf(fdlink, sizeof(fdlink), "/proc/%d/fd", (int)getpid());
+	const struct { const char *path, *want; } cases[] = {
+		{ "/dev/stdout", "real/f" },
+		{ "/dev/fd/57", "real/f" },
+		{ "/proc/self/fd/57", "real/f" },
+		{ "/dev/fd", NULL },
+		{ "/dev/fd/58", "" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *fast = NULL, *walk = NULL;
+		tg_path_fast_disabled = false;
+		int rf = tg_path_resolve(getpid(), AT_FDCWD, cases[i].path, true, false, &fast);
+		tg_path_fast_disabled = true;
+		int rw = tg_path_resolve(getpid(), AT_FDCWD, cases[i].path, true, false, &walk);
+		tg_path_fast_disabled = false;
+		cr_assert_eq(rf, rw, "%s: %d vs walk %d", cases[i].path, rf, rw);
+		if (rf == 0)
+			cr_expect_str_eq(fast, walk, "%s", cases[i].path);
+		if (cases[i].want && cases[i].want[0])
+			expect_rel(cases[i].path, true, cases[i].want);
+		else if (!cases[i].want)
+			cr_expect_str_eq(fast, fdlink, "%s", cases[i].path);
+		free(fast);
+		free(walk);
+	}
+	cr_assert_eq(dup2(saved, 1), 1);
+	close(saved);
+	close(fd);
+}
