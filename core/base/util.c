@@ -273,14 +273,46 @@ uint64_t tg_wall_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+static bool leap_year(int64_t y)
+{
+	return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+}
+
+/* The proleptic Gregorian calendar counted in 400-year eras of 146,097
+ * days, each year starting on March 1st so that a leap day ends it (the
+ * civil_from_days method of H. Hinnant's "chrono-Compatible Low-Level Date
+ * Algorithms"). */
+void tg_utc(int64_t secs, struct tm *tm)
+{
+	int64_t days = secs / 86400, rem = secs % 86400;
+	if (rem < 0)
+		rem += 86400, days--;
+	*tm = (struct tm){ .tm_hour = (int)(rem / 3600), .tm_min = (int)(rem / 60 % 60), .tm_sec = (int)(rem % 60) };
+	/* 1970-01-01 was a Thursday. */
+	tm->tm_wday = (int)(((days + 4) % 7 + 7) % 7);
+	int64_t z = days + 719468; /* days since 0000-03-01 */
+	int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+	int64_t doe = z - era * 146097;                                        /* [0, 146096] */
+	int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;   /* [0, 399] */
+	int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);                 /* [0, 365], from March 1st */
+	int64_t mp = (5 * doy + 2) / 153;                                      /* [0, 11], March = 0 */
+	int64_t year = yoe + era * 400 + (mp >= 10);
+	tm->tm_mday = (int)(doy - (153 * mp + 2) / 5 + 1);
+	tm->tm_mon = (int)(mp < 10 ? mp + 2 : mp - 10);
+	tm->tm_year = (int)(year - 1900);
+	/* January and February close the March-based year. */
+	tm->tm_yday = (int)(mp >= 10 ? doy - 306 : doy + 59 + leap_year(year));
+}
+
 void tg_rfc3339(char buf[static 32], uint64_t wall_ns)
 {
-	time_t secs = (time_t)(wall_ns / 1000000000ull);
-	unsigned ms = (unsigned)((wall_ns / 1000000ull) % 1000);
 	struct tm tm;
-	gmtime_r(&secs, &tm);
-	size_t n = strftime(buf, 32, "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(buf + n, 32 - n, ".%03uZ", ms);
+	tg_utc((int64_t)(wall_ns / 1000000000ull), &tm);
+	/* uint64_t nanoseconds end in 2554: the remainders only tell the
+	 * compiler the widths. */
+	snprintf(buf, 32, "%04u-%02u-%02uT%02u:%02u:%02u.%03uZ", (unsigned)(tm.tm_year + 1900) % 10000u,
+	         (unsigned)(tm.tm_mon + 1) % 100u, (unsigned)tm.tm_mday % 100u, (unsigned)tm.tm_hour % 100u,
+	         (unsigned)tm.tm_min % 100u, (unsigned)tm.tm_sec % 100u, (unsigned)((wall_ns / 1000000ull) % 1000));
 }
 
 static int parse_scaled(const char *s, const char *const *units, const double *scale, size_t nunits, double *out)

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/types.h>
+#include <time.h>
 #include <unistd.h>
 
 #define TG_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -127,14 +128,19 @@ pid_t tg_proc_tgid(pid_t tid);
 struct tg_proc_victim;
 void tg_proc_victim_read(pid_t pid, struct tg_proc_victim *v);
 
-/* Monotonic clock in nanoseconds, and wall clock as an RFC 3339 UTC string
- * with milliseconds ("2026-11-30T16:30:00.123Z") written into buf[32]. */
 /* FNV-1a of a NUL-terminated string: hash tables, stable names. */
 uint64_t tg_hash_str(const char *s);
 
+/* Monotonic clock in nanoseconds, and wall clock as an RFC 3339 UTC string
+ * with milliseconds ("2026-11-30T16:30:00.123Z") written into buf[32]. */
 uint64_t tg_now_ns(void);
 void tg_rfc3339(char buf[static 32], uint64_t wall_ns);
 uint64_t tg_wall_ns(void);
+
+/* gmtime_r's fields (all of them) for seconds since the epoch, without
+ * glibc's gmtime_r: that reads /etc/localtime at its first call (tzset),
+ * eight syscalls of every start for a zone that UTC does not use. */
+void tg_utc(int64_t secs, struct tm *tm);
 
 /* Parse "250ms", "10s", "2m", "1h", "1.5s" (bare number = seconds) into
  * milliseconds. Return 0 or -EINVAL. */

@@ -305,9 +305,8 @@ void tg_journal_free(struct tg_journal *j)
 static char *new_id(void)
 {
 	uint64_t now = tg_wall_ns();
-	time_t s = (time_t)(now / 1000000000u);
 	struct tm tm;
-	gmtime_r(&s, &tm);
+	tg_utc((int64_t)(now / 1000000000u), &tm);
 	uint32_t rnd = 0;
 	if (getrandom(&rnd, sizeof(rnd), GRND_NONBLOCK) != sizeof(rnd))
 		rnd = (uint32_t)(now ^ (uint64_t)getpid());

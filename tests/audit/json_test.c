@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/json.h"
@@ -355,4 +356,51 @@ Test(json, exhaustive_short_strings_round_trip)
 		}
 	}
 	cr_assert_eq(checked, 1 + 22 + 22 * 22 + 22 * 22 * 22);
+}
+
+/* The reports' and run ids' clock: tg_utc gives gmtime_r's fields (all
+ * nine) for every day from 1970 to 2554 at a random second of it, for
+ * the edges of days, leap days and centuries, and before the epoch; and
+ * tg_rfc3339 prints what strftime printed. */
+static void expect_utc(int64_t secs)
+{
+	struct tm want, got;
+	time_t t = (time_t)secs;
+	cr_assert_not_null(gmtime_r(&t, &want));
+	tg_utc(secs, &got);
+	cr_assert(got.tm_year == want.tm_year && got.tm_mon == want.tm_mon && got.tm_mday == want.tm_mday &&
+	          got.tm_hour == want.tm_hour && got.tm_min == want.tm_min && got.tm_sec == want.tm_sec &&
+	          got.tm_wday == want.tm_wday && got.tm_yday == want.tm_yday && got.tm_isdst == 0,
+	          "%lld: %d-%d-%d %d:%d:%d wday %d yday %d, gmtime_r %d-%d-%d %d:%d:%d wday %d yday %d",
+	          (long long)secs, got.tm_year, got.tm_mon, got.tm_mday, got.tm_hour, got.tm_min, got.tm_sec,
+	          got.tm_wday, got.tm_yday, want.tm_year, want.tm_mon, want.tm_mday, want.tm_hour,
+	          want.tm_min, want.tm_sec, want.tm_wday, want.tm_yday);
+}
+
+Test(json, utc_matches_gmtime)
+{
+	unsigned seed = 16;
+	const int64_t last_day = (int64_t)(UINT64_MAX / 1000000000ull / 86400);
+	for (int64_t day = -800; day <= last_day; day++) {
+		expect_utc(day * 86400);
+		expect_utc(day * 86400 + 86399);
+		expect_utc(day * 86400 + rand_r(&seed) % 86400);
+	}
+	/* 1972-12-31T23:59:59, 2000-02-29, 2100-02-28 and 03-01, 2400-02-29. */
+	static const int64_t edges[] = { 94694399, 951782400, 4107456000, 4107542400, 13574563200 };
+	for (size_t i = 0; i < sizeof(edges) / sizeof(edges[0]); i++)
+		expect_utc(edges[i]);
+
+	uint64_t stamps[] = { 0, 999999999, 1764866700123456789ull, 4107542400000000000ull,
+	                      UINT64_MAX };
+	for (size_t i = 0; i < sizeof(stamps) / sizeof(stamps[0]); i++) {
+		char got[32], want[64];
+		tg_rfc3339(got, stamps[i]);
+		time_t t = (time_t)(stamps[i] / 1000000000ull);
+		struct tm tm;
+		gmtime_r(&t, &tm);
+		size_t n = strftime(want, sizeof(want), "%Y-%m-%dT%H:%M:%S", &tm);
+		snprintf(want + n, sizeof(want) - n, ".%03uZ", (unsigned)(stamps[i] / 1000000ull % 1000));
+		cr_expect_str_eq(got, want);
+	}
 }
