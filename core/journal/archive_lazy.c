@@ -4,8 +4,9 @@
  * dependency closure (libxml2, ICU, libstdc++, nettle, lzma, lz4, bz2,
  * acl): about a millisecond of dynamic loading and relocation on every
  * `txguard -- CMD`, which is most of what a run that changes nothing costs
- * beyond the fork. Only the journal's tar (a pre-image captured on a
- * filesystem without reflink, and its restore) needs it.
+ * beyond the fork. Only the journal's tar needs it, and only for a
+ * pre-image that is not a plain file (tar.c): a long or non-ASCII name,
+ * xattrs, holes.
  *
  * So journal/tar.c calls these functions, which have libarchive's names
  * and prototypes (checked against <archive.h>): the first call loads the

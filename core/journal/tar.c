@@ -24,6 +24,7 @@ struct tg_jtar {
 	size_t outcap;
 	int err;                /* first -errno seen by the write callback */
 	bool broken;
+	bool finished;          /* the end blocks are out */
 	bool discard;           /* write_cb drops bytes: closing an abandoned archive */
 };
 
@@ -46,13 +47,19 @@ static int flush_zstd(struct tg_jtar *t, ZSTD_inBuffer *in, ZSTD_EndDirective mo
 	}
 }
 
+/* Bytes of the current entry into its frame. */
+static int put(struct tg_jtar *t, const void *buf, size_t len)
+{
+	ZSTD_inBuffer in = { buf, len, 0 };
+	return flush_zstd(t, &in, ZSTD_e_continue);
+}
+
 static la_ssize_t write_cb(struct archive *a, void *ud, const void *buf, size_t len)
 {
 	struct tg_jtar *t = ud;
 	if (t->discard)
 		return (la_ssize_t)len;
-	ZSTD_inBuffer in = { buf, len, 0 };
-	int r = flush_zstd(t, &in, ZSTD_e_continue);
+	int r = put(t, buf, len);
 	if (r < 0) {
 		if (!t->err)
 			t->err = r;
@@ -91,15 +98,19 @@ static int new_archive(struct tg_jtar *t)
 	return 0;
 }
 
-/* Both libraries the tar needs, loaded at their first use (tar.h). */
-static bool libraries_loaded(void)
+/* libarchive, for an entry that is not plain (below), made at its first
+ * use: loading it (and libxml2, ICU, libstdc++ with it) costs a run that
+ * saves a pre-image 4 to 5 ms. */
+static int need_archive(struct tg_jtar *t)
 {
-	return tg_zstd_load(NULL, 0) && tg_archive_load(NULL, 0);
+	if (t->a)
+		return 0;
+	return tg_archive_load(NULL, 0) ? new_archive(t) : -ELIBACC;
 }
 
 int tg_jtar_open(int dirfd, const char *name, struct tg_jtar **out)
 {
-	if (!libraries_loaded())
+	if (!tg_zstd_load(NULL, 0))
 		return -ELIBACC;
 	struct tg_jtar *t = calloc(1, sizeof(*t));
 	if (!t)
@@ -118,8 +129,6 @@ int tg_jtar_open(int dirfd, const char *name, struct tg_jtar **out)
 	}
 	if (!r && ZSTD_isError(ZSTD_CCtx_setParameter(t->cctx, ZSTD_c_compressionLevel, TG_JTAR_LEVEL)))
 		r = -EINVAL;
-	if (!r)
-		r = new_archive(t);
 	if (r < 0) {
 		tg_jtar_free(t);
 		return r;
@@ -263,6 +272,91 @@ static struct archive_entry *make_entry(const char *name, const struct stat *st,
 	return e;
 }
 
+/* ---- plain entries, without libarchive ----
+ *
+ * Most pre-images are a regular file with a short ASCII name, no holes and
+ * no xattrs. For such an entry libarchive's pax_restricted writer emits a
+ * bare ustar header, which is written here byte for byte the same
+ * (tests/journal/test_tar.c compares them), and read back here too: a run
+ * that saves such pre-images, or restores them, never loads libarchive.
+ * Every other entry (pax records: long or non-ASCII names, sparse maps,
+ * xattrs, large ids, sizes or times) is libarchive's, both ways. */
+
+#define TAR_BLOCK 512
+/* Past these, libarchive's pax_restricted writer adds a pax record. */
+#define TAR_MAX_ID 0777777ull          /* uid, gid: six octal digits */
+#define TAR_MAX_SIZE 077777777777ull   /* eleven */
+#define TAR_MAX_MTIME 0x7ffffffell     /* a time that fits 32 bits, signed */
+
+static bool plain_entry(const char *name, const struct stat *st, const off_t *reg, int nreg, size_t xattrs_len)
+{
+	size_t n = strlen(name);
+	if (!S_ISREG(st->st_mode) || xattrs_len || n == 0 || n >= 100)
+		return false;
+	for (const char *c = name; *c; c++)
+		if (*c < 0x20 || *c > 0x7e)
+			return false;
+	bool holes = st->st_size > 0 && (nreg != 1 || reg[0] != 0 || reg[1] != st->st_size);
+	return !holes && (uint64_t)st->st_size <= TAR_MAX_SIZE && st->st_uid <= TAR_MAX_ID &&
+	       st->st_gid <= TAR_MAX_ID && st->st_mtim.tv_sec >= 0 && st->st_mtim.tv_sec <= TAR_MAX_MTIME;
+}
+
+static void put_octal(char *field, size_t digits, uint64_t v)
+{
+	for (size_t i = digits; i-- > 0; v >>= 3)
+		field[i] = (char)('0' + (v & 7));
+}
+
+static unsigned header_sum(const unsigned char *h)
+{
+	unsigned sum = 0;
+	for (size_t i = 0; i < TAR_BLOCK; i++)
+		sum += i >= 148 && i < 156 ? ' ' : h[i];
+	return sum;
+}
+
+/* The ustar header: numbers in octal, each followed by a space (and a NUL
+ * where the field has room), the checksum as "dddddd\0 ". */
+static void plain_header(char h[TAR_BLOCK], const char *name, const struct stat *st)
+{
+	memset(h, 0, TAR_BLOCK);
+	memcpy(h, name, strlen(name));
+	put_octal(h + 100, 6, st->st_mode & 07777), h[106] = ' ';
+	put_octal(h + 108, 6, st->st_uid), h[114] = ' ';
+	put_octal(h + 116, 6, st->st_gid), h[122] = ' ';
+	put_octal(h + 124, 11, (uint64_t)st->st_size), h[135] = ' ';
+	put_octal(h + 136, 11, (uint64_t)st->st_mtim.tv_sec), h[147] = ' ';
+	h[156] = '0';
+	memcpy(h + 257, "ustar\0" "00", 8);
+	put_octal(h + 329, 6, 0), h[335] = ' ';
+	put_octal(h + 337, 6, 0), h[343] = ' ';
+	put_octal(h + 148, 6, header_sum((const unsigned char *)h));
+	h[154] = '\0', h[155] = ' ';
+}
+
+static int add_plain(struct tg_jtar *t, int srcfd, const char *name, const struct stat *st, char *buf)
+{
+	plain_header(buf, name, st);
+	int r = put(t, buf, TAR_BLOCK);
+	off_t pos = 0;
+	while (!r && pos < st->st_size) {
+		size_t want = (size_t)(st->st_size - pos < TG_JTAR_CHUNK ? st->st_size - pos : TG_JTAR_CHUNK);
+		ssize_t got = pread(srcfd, buf, want, pos);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			return got < 0 ? -errno : -EIO; /* shrank under us: the pre-image would be a lie */
+		r = put(t, buf, (size_t)got);
+		pos += got;
+	}
+	size_t pad = (size_t)(-(uint64_t)st->st_size % TAR_BLOCK);
+	if (!r && pad) {
+		memset(buf, 0, pad);
+		r = put(t, buf, pad);
+	}
+	return r;
+}
+
 static int add_entry(struct tg_jtar *t, int srcfd, const char *name, const struct stat *st,
                      const char *xattrs, size_t xattrs_len)
 {
@@ -271,10 +365,17 @@ static int add_entry(struct tg_jtar *t, int srcfd, const char *name, const struc
 	if (nreg < 0)
 		return nreg;
 	_cleanup_free_ char *buf = malloc(TG_JTAR_CHUNK);
-	struct archive_entry *e = buf ? make_entry(name, st, reg, nreg, xattrs, xattrs_len) : NULL;
+	if (!buf)
+		return -ENOMEM;
+	if (plain_entry(name, st, reg, nreg, xattrs_len))
+		return add_plain(t, srcfd, name, st, buf);
+	int r = need_archive(t);
+	if (r < 0)
+		return r;
+	struct archive_entry *e = make_entry(name, st, reg, nreg, xattrs, xattrs_len);
 	if (!e)
 		return -ENOMEM;
-	int r = archive_write_header(t->a, e) < ARCHIVE_WARN ? (t->err ? t->err : -EIO) : 0;
+	r = archive_write_header(t->a, e) < ARCHIVE_WARN ? (t->err ? t->err : -EIO) : 0;
 	archive_entry_free(e);
 	if (!r)
 		r = stream_regions(t, srcfd, reg, nreg, st->st_size, buf);
@@ -287,7 +388,7 @@ static int add_entry(struct tg_jtar *t, int srcfd, const char *name, const struc
 static int undo_frame(struct tg_jtar *t, uint64_t start, int err)
 {
 	t->err = 0;
-	int r = new_archive(t);
+	int r = t->a ? new_archive(t) : 0;
 	ZSTD_CCtx_reset(t->cctx, ZSTD_reset_session_only);
 	if (ftruncate(t->fd, (off_t)start) == 0)
 		t->end = start;
@@ -299,7 +400,7 @@ static int undo_frame(struct tg_jtar *t, uint64_t start, int err)
 int tg_jtar_add(struct tg_jtar *t, int srcfd, const char *name, const struct stat *st,
                 const char *xattrs, size_t xattrs_len, uint64_t *frame_off)
 {
-	if (t->broken || !t->a)
+	if (t->broken || t->finished)
 		return -EIO;
 	uint64_t start = t->end;
 	int r = add_entry(t, srcfd, name, st, xattrs, xattrs_len);
@@ -317,15 +418,20 @@ int tg_jtar_add(struct tg_jtar *t, int srcfd, const char *name, const struct sta
 
 int tg_jtar_finish(struct tg_jtar *t)
 {
-	int r = archive_write_close(t->a) == ARCHIVE_OK ? 0 : (t->err ? t->err : -EIO);
+	if (t->broken || t->finished)
+		return -EIO;
+	/* The end blocks, written here: libarchive's, if it wrote entries,
+	 * are dropped (they are the same two zero blocks). */
+	drop_archive(t);
+	t->finished = true;
+	static const char end[2 * TAR_BLOCK];
+	int r = put(t, end, sizeof(end));
 	if (!r) {
 		ZSTD_inBuffer in = { NULL, 0, 0 };
 		r = flush_zstd(t, &in, ZSTD_e_end);
 	}
 	if (!r && fsync(t->fd) < 0)
 		r = -errno;
-	archive_write_free(t->a);
-	t->a = NULL;
 	return r;
 }
 
@@ -342,35 +448,116 @@ struct frame_reader {
 	int err;
 };
 
-static la_ssize_t read_cb(struct archive *a, void *ud, const void **buf)
+/* The frame's next decompressed bytes: *len 0 at its end. 0 or -errno. */
+static int next_chunk(struct frame_reader *f, const char **buf, size_t *len)
 {
-	struct frame_reader *f = ud;
+	*len = 0;
 	while (!f->done) {
 		if (f->ib.pos == f->ib.size) {
 			ssize_t n = pread(f->fd, f->in, f->incap, (off_t)f->pos);
-			if (n <= 0) {
-				f->err = n < 0 ? -errno : -EBADMSG;
-				archive_set_error(a, EIO, "journal frame truncated");
-				return -1;
-			}
+			if (n <= 0)
+				return f->err = n < 0 ? -errno : -EBADMSG; /* truncated */
 			f->pos += (uint64_t)n;
 			f->ib = (ZSTD_inBuffer){ f->in, (size_t)n, 0 };
 		}
 		ZSTD_outBuffer ob = { f->out, f->outcap, 0 };
 		size_t rem = ZSTD_decompressStream(f->dctx, &ob, &f->ib);
-		if (ZSTD_isError(rem)) {
-			f->err = -EBADMSG;
-			archive_set_error(a, EIO, "journal frame corrupt");
-			return -1;
-		}
+		if (ZSTD_isError(rem))
+			return f->err = -EBADMSG;
 		if (rem == 0)
 			f->done = true; /* our frame ends here: never read the next one */
 		if (ob.pos > 0) {
 			*buf = f->out;
-			return (la_ssize_t)ob.pos;
+			*len = ob.pos;
+			return 0;
 		}
 	}
 	return 0;
+}
+
+static la_ssize_t read_cb(struct archive *a, void *ud, const void **buf)
+{
+	struct frame_reader *f = ud;
+	const char *b;
+	size_t n;
+	if (next_chunk(f, &b, &n) < 0) {
+		archive_set_error(a, EIO, "journal frame truncated or corrupt");
+		return -1;
+	}
+	*buf = b;
+	return (la_ssize_t)n;
+}
+
+static int pwrite_all(int fd, const char *buf, size_t len, off_t off)
+{
+	size_t done = 0;
+	while (done < len) {
+		ssize_t w = pwrite(fd, buf + done, len - done, off + (off_t)done);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		done += (size_t)w;
+	}
+	return 0;
+}
+
+static bool parse_octal(const unsigned char *field, size_t digits, uint64_t *v)
+{
+	*v = 0;
+	for (size_t i = 0; i < digits; i++) {
+		if (field[i] < '0' || field[i] > '7')
+			return false;
+		*v = *v << 3 | (uint64_t)(field[i] - '0');
+	}
+	return true;
+}
+
+/* A header plain_header() would write (or libarchive for such an entry,
+ * the same bytes): ustar, a regular file, its checksum right. */
+static bool plain_size(const unsigned char *h, uint64_t *size)
+{
+	uint64_t sum;
+	return memcmp(h + 257, "ustar\0" "00", 8) == 0 && h[156] == '0' &&
+	       parse_octal(h + 148, 6, &sum) && h[154] == '\0' && sum == header_sum(h) &&
+	       parse_octal(h + 124, 11, size) && h[135] == ' ';
+}
+
+/* The data of a plain entry, its header in hdr and the rest of the frame
+ * still in f: exactly size bytes then the padding, and the frame ends. */
+static int extract_plain(struct frame_reader *f, const char *rest, size_t nrest, uint64_t size, int dstfd)
+{
+	uint64_t want = size + (-size % TAR_BLOCK), got = 0;
+	for (;;) {
+		if (got + nrest > want)
+			return -EBADMSG;
+		if (got < size) {
+			size_t n = (size_t)(size - got < nrest ? size - got : nrest);
+			int r = pwrite_all(dstfd, rest, n, (off_t)got);
+			if (r < 0)
+				return r;
+		}
+		got += nrest;
+		if (f->done || got == want)
+			break;
+		int r = next_chunk(f, &rest, &nrest);
+		if (r < 0)
+			return r;
+	}
+	/* Nothing after the padding, and the frame's own end reached. */
+	size_t n = 0;
+	const char *b;
+	int r = f->done ? 0 : next_chunk(f, &b, &n);
+	if (r < 0)
+		return r;
+	return got == want && n == 0 && f->done ? 0 : -EBADMSG;
+}
+
+static void reader_reset(struct frame_reader *f, int fd, uint64_t off)
+{
+	ZSTD_DCtx_reset(f->dctx, ZSTD_reset_session_only);
+	f->fd = fd, f->pos = off, f->done = false, f->err = 0;
+	f->ib = (ZSTD_inBuffer){ f->in, 0, 0 };
 }
 
 static int copy_entry_data(struct archive *a, int dstfd)
@@ -384,48 +571,66 @@ static int copy_entry_data(struct archive *a, int dstfd)
 			return 0;
 		if (r < ARCHIVE_WARN)
 			return -EIO;
-		size_t done = 0;
-		while (done < size) {
-			ssize_t w = pwrite(dstfd, (const char *)buf + done, size - done, off + (off_t)done);
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w < 0)
-				return -errno;
-			done += (size_t)w;
-		}
+		int w = pwrite_all(dstfd, buf, size, (off_t)off);
+		if (w < 0)
+			return w;
 	}
+}
+
+/* The rest of the entry, by libarchive: f starts again at the frame. */
+static int extract_archive(struct frame_reader *f, int dstfd, uint64_t *size)
+{
+	if (!tg_archive_load(NULL, 0))
+		return -ELIBACC;
+	struct archive *a = archive_read_new();
+	int r = a ? 0 : -ENOMEM;
+	struct archive_entry *e = NULL;
+	if (!r && (archive_read_support_format_tar(a) != ARCHIVE_OK ||
+	           archive_read_open(a, f, NULL, read_cb, NULL) != ARCHIVE_OK ||
+	           archive_read_next_header(a, &e) < ARCHIVE_WARN)) {
+		r = f->err ? f->err : -EBADMSG;
+	}
+	if (!r)
+		r = copy_entry_data(a, dstfd);
+	if (!r && f->err)
+		r = f->err;
+	if (!r)
+		*size = (uint64_t)archive_entry_size(e);
+	if (a)
+		archive_read_free(a);
+	return r;
 }
 
 int tg_jtar_extract(int tarfd, uint64_t off, int dstfd, uint64_t *size)
 {
-	if (!libraries_loaded())
+	if (!tg_zstd_load(NULL, 0))
 		return -ELIBACC;
-	struct frame_reader f = { .fd = tarfd, .pos = off };
+	struct frame_reader f = { 0 };
 	f.dctx = ZSTD_createDCtx();
 	f.incap = ZSTD_DStreamInSize();
-	f.outcap = ZSTD_DStreamOutSize();
+	f.outcap = ZSTD_DStreamOutSize(); /* 128 KiB: a header's 512 bytes come in one chunk */
 	f.in = malloc(f.incap);
 	f.out = malloc(f.outcap);
-	struct archive *a = archive_read_new();
-	int r = f.dctx && f.in && f.out && a ? 0 : -ENOMEM;
-	struct archive_entry *e = NULL;
-	if (!r && (archive_read_support_format_tar(a) != ARCHIVE_OK ||
-	           archive_read_open(a, &f, NULL, read_cb, NULL) != ARCHIVE_OK ||
-	           archive_read_next_header(a, &e) < ARCHIVE_WARN)) {
-		r = f.err ? f.err : -EBADMSG;
-	}
+	int r = f.dctx && f.in && f.out ? 0 : -ENOMEM;
+	if (!r)
+		reader_reset(&f, tarfd, off);
 	if (!r && ftruncate(dstfd, 0) < 0)
 		r = -errno;
+	const char *first = NULL;
+	size_t n = 0;
 	if (!r)
-		r = copy_entry_data(a, dstfd);
-	if (!r && f.err)
-		r = f.err;
-	if (!r && ftruncate(dstfd, archive_entry_size(e)) < 0)
+		r = next_chunk(&f, &first, &n);
+	uint64_t len = 0;
+	if (!r && n >= TAR_BLOCK && plain_size((const unsigned char *)first, &len)) {
+		r = extract_plain(&f, first + TAR_BLOCK, n - TAR_BLOCK, len, dstfd);
+	} else if (!r) {
+		reader_reset(&f, tarfd, off);
+		r = extract_archive(&f, dstfd, &len);
+	}
+	if (!r && ftruncate(dstfd, (off_t)len) < 0)
 		r = -errno;
 	if (!r && size)
-		*size = (uint64_t)archive_entry_size(e);
-	if (a)
-		archive_read_free(a);
+		*size = len;
 	ZSTD_freeDCtx(f.dctx);
 	free(f.in);
 	free(f.out);

@@ -37,6 +37,9 @@ int tg_jtar_extract(int tarfd, uint64_t off, int dstfd, uint64_t *size);
 
 /* libzstd and libarchive are loaded at their first use (zstd_lazy.c,
  * archive_lazy.c): true once loaded, else false and why (may be NULL).
- * tg_jtar_open and tg_jtar_extract fail with -ELIBACC without them. */
+ * tg_jtar_open and tg_jtar_extract fail with -ELIBACC without libzstd;
+ * tg_jtar_add and tg_jtar_extract without libarchive, for an entry that is
+ * not plain (a regular file with a short ASCII name, no holes, no xattrs:
+ * tar.c writes and reads its ustar header itself). */
 bool tg_zstd_load(char *why, size_t size);
 bool tg_archive_load(char *why, size_t size);
