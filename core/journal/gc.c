@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -86,6 +87,12 @@ int tg_journal_gc(const char *state_dir)
 	return e;
 }
 
+int tg_journal_gc_main(const char *state_dir)
+{
+	(void)setpriority(PRIO_PROCESS, 0, 19);
+	return tg_journal_gc(state_dir) < 0 ? 1 : 0;
+}
+
 static void gc_child(const char *state_dir)
 {
 	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
@@ -97,12 +104,57 @@ static void gc_child(const char *state_dir)
 	sigemptyset(&all);
 	sigprocmask(SIG_SETMASK, &all, NULL);
 	setsid();
-	(void)setpriority(PRIO_PROCESS, 0, 19);
-	_exit(tg_journal_gc(state_dir) < 0 ? 1 : 0);
+	_exit(tg_journal_gc_main(state_dir));
+}
+
+static const char *gc_exe;
+
+void tg_journal_gc_set_exe(const char *exe)
+{
+	gc_exe = exe;
+}
+
+/* The same start as gc_child's, made by posix_spawn: a new session, no
+ * signal blocked or ignored, /dev/null for 0-2 and no other fd. */
+static int gc_exec(const char *state_dir)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	sigset_t none, all;
+	sigemptyset(&none);
+	sigfillset(&all);
+	if (posix_spawn_file_actions_init(&fa) != 0)
+		return -ENOMEM;
+	if (posix_spawnattr_init(&at) != 0) {
+		posix_spawn_file_actions_destroy(&fa);
+		return -ENOMEM;
+	}
+	int e = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDWR, 0);
+	if (!e)
+		e = posix_spawn_file_actions_adddup2(&fa, 0, 1);
+	if (!e)
+		e = posix_spawn_file_actions_adddup2(&fa, 0, 2);
+	if (!e)
+		e = posix_spawn_file_actions_addclosefrom_np(&fa, 3);
+	if (!e)
+		e = posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+	if (!e)
+		e = posix_spawnattr_setsigmask(&at, &none);
+	if (!e)
+		e = posix_spawnattr_setsigdefault(&at, &all);
+	char *argv[] = { TG_GC_ARGV0, (char *)state_dir, NULL };
+	pid_t pid;
+	if (!e)
+		e = posix_spawn(&pid, gc_exe, &fa, &at, argv, environ);
+	posix_spawnattr_destroy(&at);
+	posix_spawn_file_actions_destroy(&fa);
+	return -e;
 }
 
 int tg_journal_gc_spawn(const char *state_dir)
 {
+	if (gc_exe && gc_exec(state_dir) == 0)
+		return 0;
 	pid_t pid = fork();
 	if (pid < 0)
 		return -errno;

@@ -297,10 +297,19 @@ int tg_journal_retire_sync(const char *state_dir);
 bool tg_journal_has_trash(const char *state_dir);
 /* Remove everything in trash/ (other gcs may run at the same time). */
 int tg_journal_gc(const char *state_dir);
-/* Run tg_journal_gc in a detached, niced grandchild with no open fds of
- * ours (a caller reading our stdout sees its end at once) and return at
- * once. 0 or -errno (the fork failed: the trash waits for the next one). */
+/* Run tg_journal_gc in a detached, niced process with no open fds of ours
+ * (a caller reading our stdout sees its end at once) and return at once.
+ * With an executable set (tg_journal_gc_set_exe), that process is a new
+ * exec of it, with argv { TG_GC_ARGV0, state_dir }, left to init (or a
+ * subreaper) when we exit: the caller waits for one vfork and exec. Without
+ * one (a library user, a test), a forked grandchild, whose two forks copy
+ * our page tables: 2 to 4 ms of a run that pruned. 0 or -errno (nothing
+ * started: the trash waits for the next one). */
 int tg_journal_gc_spawn(const char *state_dir);
+#define TG_GC_ARGV0 "txguard-gc"
+void tg_journal_gc_set_exe(const char *exe);
+/* The exec'd process's whole work: niced, tg_journal_gc. Exit status. */
+int tg_journal_gc_main(const char *state_dir);
 
 /* ---- previews (undo --dry-run, recover --dry-run) ---- */
 

@@ -117,6 +117,14 @@ i=0
 while [ -n "$(ls "$st/trash" 2>/dev/null)" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 assert_eq "leftover trash freed" "" "$(ls "$st/trash" 2>/dev/null)"
 assert_eq "history bound kept" 2 "$(txns)"
+# The background gc is this binary exec'd as txguard-gc STATE_DIR: it
+# empties the trash and leaves the history alone.
+mkdir -p "$st/trash/20000101T000000.000-dead01/stash"
+echo leftover >"$st/trash/20000101T000000.000-dead01/stash/1"
+bash -c 'exec -a txguard-gc "$0" "$1"' "$TXGUARD" "$st" || fail "txguard-gc exited $?"
+assert_eq "txguard-gc emptied the trash" "" "$(ls "$st/trash")"
+assert_eq "txguard-gc kept the history" 2 "$(txns)"
+bash -c 'exec -a txguard-gc "$0" "$1"' "$TXGUARD" "$TG_TMP/no-such-state" || fail "txguard-gc of a missing dir"
 "$TXGUARD" undo --state-dir "$st" -w "$ws" >/dev/null || fail "undo of the newest run"
 [ ! -e "$ws/f5" ] || fail "undo did not remove f5"
 [ -e "$ws/f4" ] || fail "f4 is gone"
