@@ -822,14 +822,10 @@ bool tg_path_fast_disabled; /* tests: force the walk, to compare the two */
 /* For a tracee that shares our root: when no component the walk would look
  * at is a symlink, the path is its own resolution. One openat2(2) with
  * RESOLVE_NO_SYMLINKS proves that where the walk makes one lstat per
- * component. 1: not shown (walk instead), 0: *out set, -ENOMEM. */
-static int resolve_plain(const char *base, const char *path, bool follow, char **out)
+ * component. 1: not shown (walk instead), 0: *out is *fullp, taken. */
+static int resolve_plain(char **fullp, bool follow, char **out)
 {
-	if (tg_path_fast_disabled)
-		return 1;
-	_cleanup_free_ char *full = path[0] == '/' ? tg_strdup(path) : tg_asprintf("%s/%s", base, path);
-	if (!full)
-		return -ENOMEM;
+	char *full = *fullp;
 	if (!plainly_named(full))
 		return 1;
 	/* Without follow the last component is not looked at: its parent is,
@@ -852,7 +848,7 @@ static int resolve_plain(const char *base, const char *path, bool follow, char *
 		if (fd >= 0)
 			close(fd);
 	}
-	*out = steal_pointer(&full);
+	*out = steal_pointer(fullp);
 	return 0;
 }
 
@@ -864,13 +860,8 @@ static int resolve_plain(const char *base, const char *path, bool follow, char *
  * unlinked meanwhile) is taken; else the walk. Not for a tracee: its
  * "/proc/self" is not ours. 1: not shown (walk instead), 0: *out set,
  * -ENOMEM. */
-static int resolve_own(const char *base, const char *path, bool follow, char **out)
+static int resolve_own(const char *full, bool follow, char **out)
 {
-	if (tg_path_fast_disabled)
-		return 1;
-	_cleanup_free_ char *full = path[0] == '/' ? tg_strdup(path) : tg_asprintf("%s/%s", base, path);
-	if (!full)
-		return -ENOMEM;
 	if (strlen(full) >= PATH_MAX)
 		return 1;
 	_cleanup_close_ int fd = open(full, O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
@@ -916,10 +907,13 @@ int tg_path_resolve(pid_t pid, int dirfd, const char *path, bool follow, bool em
 			return -ENOTDIR;
 	}
 
-	if (!w.root_host) {
-		r = resolve_plain(base, path, follow, out);
+	if (!w.root_host && !tg_path_fast_disabled) {
+		_cleanup_free_ char *full = path[0] == '/' ? tg_strdup(path) : tg_asprintf("%s/%s", base, path);
+		if (!full)
+			return -ENOMEM;
+		r = resolve_plain(&full, follow, out);
 		if (r == 1 && pid == self_pid())
-			r = resolve_own(base, path, follow, out);
+			r = resolve_own(full, follow, out);
 		if (r <= 0)
 			return r;
 	}
