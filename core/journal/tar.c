@@ -336,6 +336,13 @@ static void plain_header(char h[TAR_BLOCK], const char *name, const struct stat 
 
 static int add_plain(struct tg_jtar *t, int srcfd, const char *name, const struct stat *st, char *buf)
 {
+	/* The frame's exact size, told first: zstd sizes its window and
+	 * tables to it (a few KiB for a small file, where level 1's defaults
+	 * take 1.3 MiB to allocate and clear), and the frame header records it.
+	 * A frame that would not match fails, as any failed capture. */
+	size_t pad = (size_t)(-(uint64_t)st->st_size % TAR_BLOCK);
+	if (ZSTD_isError(ZSTD_CCtx_setPledgedSrcSize(t->cctx, TAR_BLOCK + (uint64_t)st->st_size + pad)))
+		return -EIO;
 	plain_header(buf, name, st);
 	int r = put(t, buf, TAR_BLOCK);
 	off_t pos = 0;
@@ -349,7 +356,6 @@ static int add_plain(struct tg_jtar *t, int srcfd, const char *name, const struc
 		r = put(t, buf, (size_t)got);
 		pos += got;
 	}
-	size_t pad = (size_t)(-(uint64_t)st->st_size % TAR_BLOCK);
 	if (!r && pad) {
 		memset(buf, 0, pad);
 		r = put(t, buf, pad);
@@ -364,10 +370,15 @@ static int add_entry(struct tg_jtar *t, int srcfd, const char *name, const struc
 	int nreg = data_regions(srcfd, st->st_size, &reg);
 	if (nreg < 0)
 		return nreg;
-	_cleanup_free_ char *buf = malloc(TG_JTAR_CHUNK);
+	bool plain = plain_entry(name, st, reg, nreg, xattrs_len);
+	/* A plain entry reads no more than its size at a time (a small file's
+	 * buffer comes from the heap, not from an mmap of 1 MiB). */
+	size_t bufsz = plain && (uint64_t)st->st_size < TG_JTAR_CHUNK
+	               ? (st->st_size > TAR_BLOCK ? (size_t)st->st_size : TAR_BLOCK) : TG_JTAR_CHUNK;
+	_cleanup_free_ char *buf = malloc(bufsz);
 	if (!buf)
 		return -ENOMEM;
-	if (plain_entry(name, st, reg, nreg, xattrs_len))
+	if (plain)
 		return add_plain(t, srcfd, name, st, buf);
 	int r = need_archive(t);
 	if (r < 0)

@@ -62,6 +62,12 @@ size_t ZSTD_CCtx_reset(ZSTD_CCtx *cctx, ZSTD_ResetDirective reset)
 	return fn_ ? fn_(cctx, reset) : NO_LIBRARY;
 }
 
+size_t ZSTD_CCtx_setPledgedSrcSize(ZSTD_CCtx *cctx, unsigned long long size)
+{
+	TG_LAZY_FN(zstd, ZSTD_CCtx_setPledgedSrcSize);
+	return fn_ ? fn_(cctx, size) : NO_LIBRARY;
+}
+
 size_t ZSTD_DCtx_reset(ZSTD_DCtx *dctx, ZSTD_ResetDirective reset)
 {
 	TG_LAZY_FN(zstd, ZSTD_DCtx_reset);
