@@ -13,6 +13,7 @@
 #include <sys/ioctl.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "base/fs.h"
@@ -321,15 +322,33 @@ static char *new_id(void)
  * "rolling-back" for good. The reserve is written with real bytes (a sparse
  * or fallocate'd-then-punched file would hold nothing) and released first
  * thing by rollback and commit. */
-static int write_reserve(struct tg_journal *j)
+/* len zero bytes, one page of them repeated: one writev for the reserve. */
+static int write_zeros(int fd, size_t len)
 {
 	static const char zero[4096];
+	struct iovec iov[16];
+	while (len > 0) {
+		int n = 0;
+		for (size_t left = len; left > 0 && n < (int)TG_ARRAY_SIZE(iov); n++) {
+			iov[n] = (struct iovec){ (void *)zero, left < sizeof(zero) ? left : sizeof(zero) };
+			left -= iov[n].iov_len;
+		}
+		ssize_t w = writev(fd, iov, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -ENOSPC;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+static int write_reserve(struct tg_journal *j)
+{
 	int fd = openat(j->dirfd, TG_RESERVE_NAME, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -errno;
-	int e = 0;
-	for (size_t done = 0; !e && done < TG_RESERVE_BYTES; done += sizeof(zero))
-		e = tg_write_all(fd, zero, sizeof(zero));
+	int e = write_zeros(fd, TG_RESERVE_BYTES);
 	/* Where the start could not be stamped in the workspace (stamp_start),
 	 * it is the coarse clock's, which may lag the filesystem's stamps by a
 	 * tick: the reserve's ctime lowers it to the filesystem's idea. */
