@@ -531,9 +531,11 @@ tgs() {
 # cheapest sandbox, START_REPS rounds: the price of one tool call.
 section_start() {
 	say "== start: /bin/true bare, in bwrap, under txguard (empty and $TREE_FILES-file workspace;"
-	say "   and a workspace whose history holds the default 50 committed runs)"
+	say "   and a workspace whose history holds the default 50 committed runs;"
+	say "   and touch of a workspace file, whose pre-image the journal saves)"
 	ensure_tree
-	mkdir -p "$RUN/empty" "$RUN/hist"
+	mkdir -p "$RUN/empty" "$RUN/hist" "$RUN/edit"
+	echo content > "$RUN/edit/f"
 	# tgh: txguard in $RUN/hist, whose state dir keeps a full history.
 	tgh() { "$TXGUARD" -q --no-default-policy -p "$REPO/policy.d" --state-dir "$RUN/state-hist" -w "$RUN/hist" -- "$@"; }
 	if [ "$TG_OK" = 1 ]; then
@@ -550,11 +552,16 @@ section_start() {
 		txguard-empty) cd "$RUN/empty" && tgs "$RUN/empty" /bin/true ;;
 		txguard-tree) cd "$TREE" && tgs "$TREE" /bin/true ;;
 		txguard-history) cd "$RUN/hist" && tgh /bin/true ;;
+		native-edit) touch "$RUN/edit/f" ;;
+		# Its own state dir: these runs change something, and the row
+		# below counts the history entries of those that did not.
+		txguard-edit) cd "$RUN/edit" && "$TXGUARD" -q --no-default-policy -p "$REPO/policy.d" \
+			--state-dir "$RUN/state-edit" -w "$RUN/edit" -- touch f ;;
 		esac
 	}
 	local vs="native"
 	command -v bwrap >/dev/null && bwrap --ro-bind / / --dev /dev --proc /proc /bin/true 2>/dev/null && vs+=" bwrap"
-	[ "$TG_OK" = 1 ] && vs+=" txguard-empty txguard-tree txguard-history"
+	[ "$TG_OK" = 1 ] && vs+=" txguard-empty txguard-tree txguard-history native-edit txguard-edit"
 	local REPS=$START_REPS
 	BV_NOTE="/bin/true; times in s" bench_variants start start_prep start_run $vs
 	if [ "$TG_OK" = 1 ] && [ -n "$(cell start bwrap)" ]; then
@@ -563,7 +570,10 @@ section_start() {
 	fi
 	[ "$TG_OK" = 1 ] && row start "history entries" "$(ls "$RUN/state-agent/txn" 2>/dev/null | wc -l)" "" "" "" \
 		"left by $((START_REPS * 2)) runs that changed nothing"
-	rm -rf "$RUN/state-agent" "$RUN/state-hist" "$RUN/hist"
+	[ "$TG_OK" = 1 ] && row start "txguard-edit - txguard-empty" \
+		"$(awk -v a="$(cell start txguard-edit)" -v b="$(cell start txguard-empty)" 'BEGIN { printf "%.4f", a - b }')" \
+		"" "" "" "what one saved pre-image and its commit add, in s"
+	rm -rf "$RUN/state-agent" "$RUN/state-hist" "$RUN/hist" "$RUN/state-edit" "$RUN/edit"
 }
 
 # One exec with ARGV_N arguments.
