@@ -534,8 +534,9 @@ static bool plain_size(const unsigned char *h, uint64_t *size)
 	       parse_octal(h + 124, 11, size) && h[135] == ' ';
 }
 
-/* The data of a plain entry, its header in hdr and the rest of the frame
- * still in f: exactly size bytes then the padding, and the frame ends. */
+/* The data of a plain entry whose header was the frame's first block:
+ * rest (nrest bytes) follows it in the first chunk, the remainder is still
+ * in f. Exactly size bytes, then the padding, then the frame's end. */
 static int extract_plain(struct frame_reader *f, const char *rest, size_t nrest, uint64_t size, int dstfd)
 {
 	uint64_t want = size + (-size % TAR_BLOCK), got = 0;
