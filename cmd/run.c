@@ -452,9 +452,15 @@ static void on_op(void *ud, const struct tg_op *op, struct tg_decision *out)
 	out->kind = TG_DEC_ALLOW;
 	out->watch_result = tg_refusals_watch(r->refusals, op);
 	/* What a creation made is learnt from its own result: by the next
-	 * trapped call, another thread may have changed the name. */
-	if (r->txn && tg_txn_awaits(r->txn, op->pid))
-		out->watch_result = true;
+	 * trapped call, another thread may have changed the name. A thread
+	 * alone in the tree has no other: its name will tell, and the call
+	 * needs no second stop (a git checkout's every rewritten file). */
+	if (r->txn && tg_txn_awaits(r->txn, op->pid)) {
+		if (op->alone)
+			tg_txn_alone(r->txn, op->pid);
+		else
+			out->watch_result = true;
+	}
 }
 
 /* A call the filter refused on its own: one decision like any other. The
@@ -547,6 +553,15 @@ static void on_spawn(void *ud, pid_t parent, pid_t child, bool thread)
 {
 	struct run *r = ud;
 	tg_log_spawn(r->log, parent, child, thread);
+}
+
+/* Its creations are settled as their results would have been: a failure
+ * to write a record leaves them for later, by name, as in on_result. */
+static void on_company(void *ud)
+{
+	struct run *r = ud;
+	if (r->txn)
+		(void)tg_txn_company(r->txn);
 }
 
 static void on_exec(void *ud, pid_t pid, const char *exe, char *const *argv)
@@ -994,7 +1009,7 @@ int tg_cmd_run(struct tg_opts *o)
 		.child_ud = &r,
 	};
 	struct tg_tracer_hooks hooks = {
-		.ud = &r, .on_op = on_op, .on_spawn = on_spawn, .on_exec = on_exec,
+		.ud = &r, .on_op = on_op, .on_spawn = on_spawn, .on_company = on_company, .on_exec = on_exec,
 		.on_exit = on_exit_hook, .on_kill = on_kill, .on_result = on_result,
 		.on_fixed = on_fixed, .on_unnamed_root = on_unnamed_root,
 	};

@@ -103,6 +103,11 @@ struct tg_op {
 
 	/* Set by the decoder: the call may change the filesystem at path/path2. */
 	bool writes;
+	/* Set by the tracer: the calling thread is the only task of the tree,
+	 * and no other will run before the tracer has told its caller
+	 * (tg_tracer_hooks.on_company). Until then nothing but this thread's
+	 * own (trapped) calls can change a name. */
+	bool alone;
 };
 
 /* Free what tg_op owns and reset it to zeroes. Accepts NULL. */

@@ -35,6 +35,10 @@ struct tg_tracer_hooks {
 	void (*on_op)(void *ud, const struct tg_op *op, struct tg_decision *out);
 	/* A process/thread joined the tree (fork/vfork/clone event). */
 	void (*on_spawn)(void *ud, pid_t parent, pid_t child, bool thread);
+	/* The tree had one task and now has two: called when the tracer
+	 * first meets the new one, before either runs on (so the first may
+	 * still be taken to have acted alone until now: tg_op.alone). */
+	void (*on_company)(void *ud);
 	/* An exec completed (PTRACE_EVENT_EXEC) with this real argv/exe. */
 	void (*on_exec)(void *ud, pid_t pid, const char *exe, char *const *argv);
 	/* A process exited (status as from waitpid). */

@@ -161,7 +161,10 @@ static struct task *task_add(struct tracer *t, pid_t tid, pid_t tgid)
 	n->tid = tid;
 	n->tgid = tgid;
 	*p = n;
-	t->ntasks++;
+	/* Both are stopped: the new task in its first stop, the old one in
+	 * its fork event or still in the call that made the new one. */
+	if (++t->ntasks == 2 && t->hooks && t->hooks->on_company)
+		t->hooks->on_company(t->hooks->ud);
 	return n;
 }
 
@@ -648,6 +651,7 @@ static void on_seccomp(struct tracer *t, pid_t pid, int status)
 	}
 	_cleanup_free_ char *raw = NULL;
 	int r = tg_decode_full(pid, (long)info.seccomp.nr, info.seccomp.args, &op, &raw);
+	op.alone = t->ntasks == 1;
 	if (r == 0 && op.kind == TG_OP_PROCESS)
 		r = find_victims(t, &op);
 	if (r == TG_DECODE_SKIP)

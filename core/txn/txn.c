@@ -62,6 +62,8 @@ struct pending {
 	bool await;              /* the caller may hand over the call's result */
 	bool by_fd;              /* an open: its result is an fd on the object */
 	bool moved_in;           /* a rename from outside: the object is dev, ino */
+	bool alone;              /* its thread acted alone until it is settled
+	                          * (tg_txn_alone): its name holds what it made */
 	uint64_t dev, ino;       /* watch: what the name held; moved_in: what arrives */
 };
 
@@ -647,7 +649,9 @@ static int settle_by_name(struct tg_txn *t, size_t i)
 	int e = ident_of_name(t, p->rel, &st, &sx);
 	if (e < 0 && e != -ENOENT)
 		return e;
-	e = settle_made(t, p, e == 0 ? &st : NULL, &sx, p->rel, true);
+	/* Alone, the call's object is the name's, as its own result would
+	 * have said (by its fd, for an open). */
+	e = settle_made(t, p, e == 0 ? &st : NULL, &sx, p->rel, !(p->alone && p->by_fd));
 	if (e < 0)
 		return e;
 	pend_drop(t, i);
@@ -710,6 +714,38 @@ static int settle_result(struct tg_txn *t, size_t i, long rval)
 	}
 	e = settle_made(t, p, &st, &sx, p->by_fd ? where : p->rel, !p->by_fd);
 	return e < 0 ? e : 1;
+}
+
+void tg_txn_alone(struct tg_txn *t, pid_t tid)
+{
+	for (size_t i = 0; t && i < t->npend; i++) {
+		struct pending *p = &t->pend[i];
+		if (p->tid == tid && p->await) {
+			p->await = false;
+			p->alone = true;
+		}
+	}
+}
+
+int tg_txn_company(struct tg_txn *t)
+{
+	if (!t || t->finished)
+		return 0;
+	bool any = false;
+	for (size_t i = 0; i < t->npend && !any; i++)
+		any = t->pend[i].alone;
+	if (!any)
+		return 0;
+	tg_journal_hold(t->j);
+	int e = 0;
+	for (size_t i = 0; i < t->npend && e >= 0;) {
+		if (t->pend[i].alone)
+			e = settle_by_name(t, i);
+		else
+			i++;
+	}
+	int s = tg_journal_release(t->j);
+	return e < 0 ? e : s;
 }
 
 int tg_txn_after(struct tg_txn *t, pid_t tid, long rval)

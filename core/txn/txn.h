@@ -64,6 +64,18 @@ int tg_txn_before(struct tg_txn *t, const struct tg_op *op);
  * cannot tell what the call made. */
 bool tg_txn_awaits(const struct tg_txn *t, pid_t tid);
 
+/* Instead of the result: tid is the only task of the tree (tg_op.alone),
+ * so until it makes another call nothing but the call tg_txn_awaits()
+ * named acts on that name, and the name will tell what the call made.
+ * It is read at tid's next call, at its end, or at tg_txn_company(),
+ * whichever comes first: no syscall-exit stop is needed. */
+void tg_txn_alone(struct tg_txn *t, pid_t tid);
+
+/* Another task joined the tree, before it or the first task runs on: the
+ * creations tg_txn_alone() left to their names are settled now. 0 or
+ * -errno (a record could not be written). */
+int tg_txn_company(struct tg_txn *t);
+
 /* The result of tid's call that tg_txn_awaits() named, as the tracee sees
  * it (an fd, 0, or -errno), at the call's exit: the journal learns what
  * the call made from the fd it returned (an open) or its name at once (the

@@ -545,6 +545,51 @@ rename_in)
 	assert_eq "over a full directory" 1 "$(code tg -- sh -c "mv -T '$out/tree' full")"
 	assert_eq "full kept" x "$(cat "$ws/full/x")"
 	;;
+alone)
+	# A process alone in the tree rewrites a file as git checkout does
+	# (unlink, then a create at the vacated name): no stop at the create's
+	# exit (cmd/run.c on_op), the name tells what it made. Settled at its
+	# next call (a rename), at its end, or when a child joins the tree:
+	# there the child moves the new file away before its parent's next
+	# call, which a settle at that call would take for "created nothing".
+	echo orig >"$ws/a"
+	chmod 640 "$ws/a"
+	"$TG_TREEHASH" "$ws" >"$TG_TMP/before"
+	rewrite='import os, sys
+os.unlink("a")
+fd = os.open("a", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+os.write(fd, b"new\n")
+os.close(fd)
+how = sys.argv[1]
+if how == "rename":
+    os.rename("a", "b")
+elif how == "child":
+    pid = os.fork()
+    if pid == 0:
+        os.rename("a", "b")
+        os._exit(0)
+    os.waitpid(pid, 0)
+sys.exit(int(sys.argv[2]))'
+	for how in end rename child; do
+		st=$TG_TMP/state-$how
+		assert_eq "rewritten ($how), failed" 3 "$(code tg -- python3 -c "$rewrite" "$how" 3)"
+		"$TG_TREEHASH" "$ws" >"$TG_TMP/after"
+		cmp -s "$TG_TMP/before" "$TG_TMP/after" ||
+			fail "$how: not restored: $(diff "$TG_TMP/before" "$TG_TMP/after"; cat "$TG_TMP/err")"
+		assert_eq "$how: no journal left" "" "$(ls "$st/txn")"
+		assert_eq "rewritten ($how), committed" 0 \
+			"$(code tg --report "$TG_TMP/r.json" -- python3 -c "$rewrite" "$how" 0)"
+		case $how in
+		end) assert_eq "$how: report" "a" "$(report_paths modified "$TG_TMP/r.json")" ;;
+		*) assert_eq "$how: report" "a->b" "$(python3 -c 'import json,sys
+print(" ".join(r["from"] + "->" + r["to"] for r in json.load(open(sys.argv[1]))["changes"]["renamed"]))' "$TG_TMP/r.json")" ;;
+		esac
+		assert_eq "$how: undo" 0 "$(code h undo last)"
+		"$TG_TREEHASH" "$ws" >"$TG_TMP/after"
+		cmp -s "$TG_TMP/before" "$TG_TMP/after" ||
+			fail "$how: undo did not restore: $(diff "$TG_TMP/before" "$TG_TMP/after"; cat "$TG_TMP/err")"
+	done
+	;;
 *)
 	fail "unknown case $case_"
 	;;

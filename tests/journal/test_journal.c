@@ -890,6 +890,35 @@ Test(journal, creation_known_by_its_result_whatever_the_name_holds)
 	cr_assert_str_eq(g, "orig");
 }
 
+/* A, alone in the tree, rewrites g (unlink, create at the vacated name)
+ * and is not stopped at the create's exit (tg_txn_alone). Then B joins the
+ * tree and moves the new file away before A's next call: tg_txn_company,
+ * at B's first stop, settles A's creation by the name first, so the
+ * restore takes the new file away and puts the original back. Without
+ * it, the name would be empty at A's next call ("created nothing"), and
+ * the restore would find the moved-back new file where the original goes. */
+Test(journal, alone_creation_settled_when_company_comes)
+{
+	pid_t a = getpid(), b = getppid();
+	put("g", "orig");
+	open_txn();
+	cr_assert_eq(before_by(a, TG_OP_UNLINK, "g", NULL, 0), 0);
+	cr_assert_eq(unlink(P("g")), 0);
+	cr_assert_eq(before_by(a, TG_OP_OPEN, "g", NULL, O_WRONLY | O_CREAT | O_EXCL), 0);
+	cr_assert(tg_txn_awaits(t, a));
+	tg_txn_alone(t, a);
+	cr_assert_not(tg_txn_awaits(t, a), "alone: no stop at the call's exit");
+	put("g", "new"); /* A's call runs, then A forks B */
+	cr_assert_eq(tg_txn_company(t), 0);
+	cr_assert_eq(before_by(b, TG_OP_RENAME, "g", "moved", 0), 0);
+	cr_assert_eq(rename(P("g"), P("moved")), 0);
+	rollback();
+	_cleanup_free_ char *g = get("g");
+	cr_assert_str_eq(g, "orig");
+	struct stat st;
+	cr_assert_eq(lstat(P("moved"), &st), -1);
+}
+
 /* B's rename of an original over a name A is creating traps while the
  * name is empty and runs after A's create: the name then holds the
  * original, which must not be taken for what A made (it would count as
