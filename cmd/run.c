@@ -456,9 +456,13 @@ static void on_op(void *ud, const struct tg_op *op, struct tg_decision *out)
 	 * alone in the tree has no other: its name will tell, and the call
 	 * needs no second stop (a git checkout's every rewritten file). */
 	if (r->txn && tg_txn_awaits(r->txn, op->pid)) {
-		if (op->alone)
+		if (op->alone) {
 			tg_txn_alone(r->txn, op->pid);
-		else
+			/* It fills what it made before its next trapped call: the
+			 * tracer waits as it did after the exit stop. Spinning
+			 * through that gap cost a git checkout 9% more CPU time. */
+			out->no_spin = !out->watch_result;
+		} else
 			out->watch_result = true;
 	}
 }

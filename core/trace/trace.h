@@ -27,6 +27,10 @@ struct tg_decision {
 	 * result to on_result() (a second stop: ask for it only where the
 	 * kernel may refuse what the policy allowed, e.g. Landlock). */
 	bool watch_result;
+	/* TG_DEC_ALLOW without watch_result: the thread will not trap again
+	 * soon, so the tracer sleeps at once instead of spinning for its next
+	 * stop (as it does after a watched call's exit). */
+	bool no_spin;
 };
 
 struct tg_tracer_hooks {

@@ -545,8 +545,11 @@ static void judge(struct tracer *t, pid_t pid, struct tg_op *op, const uint64_t 
 			remember_exec(t, pid, op, args, raw);
 		if (dec.watch_result && op->kind != TG_OP_EXEC)
 			resume_watch(pid);
-		else
+		else {
+			if (dec.no_spin)
+				t->spin_hint = false;
 			resume(pid, 0);
+		}
 		break;
 	case TG_DEC_DENY:
 		if (op->kind == TG_OP_PROCESS && signal_tree_group(t, op)) {
