@@ -657,9 +657,12 @@ for i in range(int(sys.argv[2])):
     with open(os.path.join(p, "m%05d.py" % i), "w") as f:
         f.write("VALUE = %d\n" % i)'
 big_change() { # big_change KIND: the change itself, in the cwd
+	# exec: the tool is the tree's only process, as in `txguard -- git
+	# checkout`, not a child of a shell that waits (a second task keeps
+	# each creation's exit stop: docs/journal.md, "alone").
 	case $1 in
-	checkout) git checkout -q old -- ;;
-	files) mkdir site && "$PY" -c "$SMALL_PY" site "$SMALL_FILES" ;;
+	checkout) exec git checkout -q old -- ;;
+	files) mkdir site && exec "$PY" -c "$SMALL_PY" site "$SMALL_FILES" ;;
 	esac
 }
 big_script() { # big_script KIND: big_change KIND as a script for sh -c
