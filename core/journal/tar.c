@@ -274,12 +274,13 @@ static struct archive_entry *make_entry(const char *name, const struct stat *st,
 
 /* ---- plain entries, without libarchive ----
  *
- * Most pre-images are a regular file with a short ASCII name, no holes and
- * no xattrs. For such an entry libarchive's pax_restricted writer emits a
+ * Most pre-images are a regular file with an ASCII name (up to 100 bytes,
+ * or up to 256 split at a '/' into the ustar prefix), no holes and no
+ * xattrs. For such an entry libarchive's pax_restricted writer emits a
  * bare ustar header, which is written here byte for byte the same
  * (tests/journal/test_tar.c compares them), and read back here too: a run
  * that saves such pre-images, or restores them, never loads libarchive.
- * Every other entry (pax records: long or non-ASCII names, sparse maps,
+ * Every other entry (pax records: longer or non-ASCII names, sparse maps,
  * xattrs, large ids, sizes or times) is libarchive's, both ways. */
 
 #define TAR_BLOCK 512
@@ -288,10 +289,27 @@ static struct archive_entry *make_entry(const char *name, const struct stat *st,
 #define TAR_MAX_SIZE 077777777777ull   /* eleven */
 #define TAR_MAX_MTIME 0x7ffffffell     /* a time that fits 32 bits, signed */
 
+/* A name longer than the ustar name field (100 bytes) is split at a '/'
+ * into the prefix field (at most 155 bytes, not empty) and the name field,
+ * where libarchive's pax_restricted writer splits it: at the first '/' that
+ * leaves at most 100 bytes after it. The index of that '/'; 0 when the name
+ * fits whole; -1 when it cannot be split (libarchive writes a pax record). */
+static long ustar_split(const char *name, size_t n)
+{
+	if (n <= 100)
+		return 0;
+	const char *s = strchr(name + n - 101, '/');
+	if (s == name)
+		s = strchr(s + 1, '/');
+	if (!s || s[1] == '\0' || s - name > 155)
+		return -1;
+	return s - name;
+}
+
 static bool plain_entry(const char *name, const struct stat *st, const off_t *reg, int nreg, size_t xattrs_len)
 {
 	size_t n = strlen(name);
-	if (!S_ISREG(st->st_mode) || xattrs_len || n == 0 || n >= 100)
+	if (!S_ISREG(st->st_mode) || xattrs_len || n == 0 || ustar_split(name, n) < 0)
 		return false;
 	for (const char *c = name; *c; c++)
 		if (*c < 0x20 || *c > 0x7e)
@@ -319,8 +337,15 @@ static unsigned header_sum(const unsigned char *h)
  * where the field has room), the checksum as "dddddd\0 ". */
 static void plain_header(char h[TAR_BLOCK], const char *name, const struct stat *st)
 {
+	size_t n = strlen(name);
+	long cut = ustar_split(name, n);
 	memset(h, 0, TAR_BLOCK);
-	memcpy(h, name, strlen(name));
+	if (cut > 0) {
+		memcpy(h + 345, name, (size_t)cut);
+		memcpy(h, name + cut + 1, n - (size_t)cut - 1);
+	} else {
+		memcpy(h, name, n);
+	}
 	put_octal(h + 100, 6, st->st_mode & 07777), h[106] = ' ';
 	put_octal(h + 108, 6, st->st_uid), h[114] = ' ';
 	put_octal(h + 116, 6, st->st_gid), h[122] = ' ';

@@ -156,12 +156,23 @@ Test(tar, plain_entries_are_what_libarchive_writes)
 	enum { N = 120 };
 	uint64_t offs[N];
 	struct stat sts[N];
-	char names[N][100];
+	char names[N][300];
 	int fds[N];
 	for (int i = 0; i < N; i++) {
-		size_t len = 1 + (size_t)rand_r(&seed) % 99;
-		for (size_t k = 0; k < len; k++)
-			names[i][k] = (char)(0x20 + rand_r(&seed) % 95);
+		/* A third short, a third around the name field's 100 bytes, a
+		 * third up to past what a prefix split can hold; with a '/'
+		 * often enough that some split and some cannot. */
+		size_t len = i % 3 == 0 ? 1 + (size_t)rand_r(&seed) % 99
+		             : i % 3 == 1 ? 95 + (size_t)rand_r(&seed) % 11
+		                          : 100 + (size_t)rand_r(&seed) % 190;
+		for (size_t k = 0; k < len; k++) {
+			/* A relative path, as the journal names entries: no
+			 * empty component, no '/' first or last. */
+			bool slash = k > 0 && k + 1 < len && names[i][k - 1] != '/' && rand_r(&seed) % 9 == 0;
+			do
+				names[i][k] = slash ? '/' : (char)(0x20 + rand_r(&seed) % 95);
+			while (!slash && names[i][k] == '/');
+		}
 		names[i][len] = '\0';
 		size_t size = i < (int)(sizeof(sizes) / sizeof(sizes[0])) ? sizes[i] : (size_t)rand_r(&seed) % 70000;
 		char fname[32];
@@ -183,7 +194,7 @@ Test(tar, plain_entries_are_what_libarchive_writes)
 	tg_jtar_free(tar);
 
 	int tfd = openat(dfd, "t.tar.zst", O_RDONLY | O_CLOEXEC);
-	int nplain = 0;
+	int nplain = 0, nsplit = 0, nunsplit = 0;
 	for (int i = 0; i < N; i++) {
 		unsigned long long declared;
 		struct mem got = frame_bytes(tfd, offs[i], &declared);
@@ -192,12 +203,16 @@ Test(tar, plain_entries_are_what_libarchive_writes)
 		             want.len);
 		cr_assert(memcmp(got.buf, want.buf, want.len) == 0, "entry %d (%s)", i, names[i]);
 		/* A plain entry's frame states its size (zstd sized its tables
-		 * to it); libarchive's frames are streamed without one. */
-		bool plain = sts[i].st_uid <= 0777777 && sts[i].st_gid <= 0777777 && sts[i].st_mtim.tv_sec < 0x7fffffff;
+		 * to it); libarchive's frames are streamed without one. Plain:
+		 * libarchive wrote a bare ustar header, no pax record first. */
+		bool plain = ((const char *)want.buf)[156] == '0';
 		if (plain) {
 			cr_assert_eq(declared, (unsigned long long)got.len, "entry %d: frame states %llu", i, declared);
 			nplain++;
+			nsplit += strlen(names[i]) > 100;
 		} else {
+			nunsplit += strlen(names[i]) > 100 && sts[i].st_uid <= 0777777 && sts[i].st_gid <= 0777777 &&
+			            sts[i].st_mtim.tv_sec < 0x7fffffff;
 			cr_assert_eq(declared, ZSTD_CONTENTSIZE_UNKNOWN, "entry %d", i);
 		}
 		free(got.buf);
@@ -206,6 +221,9 @@ Test(tar, plain_entries_are_what_libarchive_writes)
 		close(fds[i]);
 	}
 	cr_assert_gt(nplain, N / 2, "only %d plain entries of %d", nplain, N);
+	/* Long names both ways: split into the prefix, and not splittable. */
+	cr_assert_geq(nsplit, 5, "%d plain entries with a prefix", nsplit);
+	cr_assert_geq(nunsplit, 5, "%d long names that cannot be split", nunsplit);
 	close(tfd);
 	close(dfd);
 }
