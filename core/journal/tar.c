@@ -480,6 +480,7 @@ struct frame_reader {
 	char *in, *out;
 	size_t incap, outcap;
 	ZSTD_inBuffer ib;
+	size_t held;     /* bytes already decoded in out, handed out first */
 	bool done;
 	int err;
 };
@@ -488,6 +489,12 @@ struct frame_reader {
 static int next_chunk(struct frame_reader *f, const char **buf, size_t *len)
 {
 	*len = 0;
+	if (f->held) {
+		*buf = f->out;
+		*len = f->held;
+		f->held = 0;
+		return 0;
+	}
 	while (!f->done) {
 		if (f->ib.pos == f->ib.size) {
 			ssize_t n = pread(f->fd, f->in, f->incap, (off_t)f->pos);
@@ -593,7 +600,7 @@ static int extract_plain(struct frame_reader *f, const char *rest, size_t nrest,
 static void reader_reset(struct frame_reader *f, int fd, uint64_t off)
 {
 	ZSTD_DCtx_reset(f->dctx, ZSTD_reset_session_only);
-	f->fd = fd, f->pos = off, f->done = false, f->err = 0;
+	f->fd = fd, f->pos = off, f->held = 0, f->done = false, f->err = 0;
 	f->ib = (ZSTD_inBuffer){ f->in, 0, 0 };
 }
 
@@ -614,7 +621,8 @@ static int copy_entry_data(struct archive *a, int dstfd)
 	}
 }
 
-/* The rest of the entry, by libarchive: f starts again at the frame. */
+/* The entry, by libarchive: f's first chunk, already decoded to tell a
+ * plain entry, is handed to it again (held), then the rest. */
 static int extract_archive(struct frame_reader *f, int dstfd, uint64_t *size)
 {
 	if (!tg_archive_load(NULL, 0))
@@ -661,7 +669,7 @@ int tg_jtar_extract(int tarfd, uint64_t off, int dstfd, uint64_t *size)
 	if (!r && n >= TAR_BLOCK && plain_size((const unsigned char *)first, &len)) {
 		r = extract_plain(&f, first + TAR_BLOCK, n - TAR_BLOCK, len, dstfd);
 	} else if (!r) {
-		reader_reset(&f, tarfd, off);
+		f.held = n;
 		r = extract_archive(&f, dstfd, &len);
 	}
 	if (!r && ftruncate(dstfd, (off_t)len) < 0)

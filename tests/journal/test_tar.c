@@ -248,7 +248,9 @@ Test(tar, plain_and_pax_entries_share_a_file)
 	for (int i = 0; i < N; i++) {
 		char fname[32];
 		snprintf(fname, sizeof(fname), "m%d", i);
-		fds[i] = random_file(fname, 3000 + (size_t)i, &seed);
+		/* bigid spans several of the reader's 128 KiB chunks: the
+		 * first, decoded to tell a plain entry, is handed to libarchive. */
+		fds[i] = random_file(fname, !strcmp(names[i], "bigid") ? 300000 : 3000 + (size_t)i, &seed);
 		if (!strcmp(names[i], "sparse")) {
 			cr_assert_eq(ftruncate(fds[i], 8 << 20), 0);
 			cr_assert_eq(pwrite(fds[i], "tail", 4, (8 << 20) - 4), 4);
