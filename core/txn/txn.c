@@ -731,11 +731,6 @@ int tg_txn_company(struct tg_txn *t)
 {
 	if (!t || t->finished)
 		return 0;
-	bool any = false;
-	for (size_t i = 0; i < t->npend && !any; i++)
-		any = t->pend[i].alone;
-	if (!any)
-		return 0;
 	tg_journal_hold(t->j);
 	int e = 0;
 	for (size_t i = 0; i < t->npend && e >= 0;) {
