@@ -316,12 +316,6 @@ static char *new_id(void)
 	                   (unsigned)(now / 1000000u % 1000u), rnd & 0xffffffu);
 }
 
-/* Room kept for the way back. A restore needs new space of its own (info.tmp,
- * progress, remap, recreated directories): on a journal filesystem filled up
- * by the run's captures it would fail, and the transaction would stay
- * "rolling-back" for good. The reserve is written with real bytes (a sparse
- * or fallocate'd-then-punched file would hold nothing) and released first
- * thing by rollback and commit. */
 /* len zero bytes, one page of them repeated: one writev for the reserve. */
 static int write_zeros(int fd, size_t len)
 {
@@ -343,6 +337,12 @@ static int write_zeros(int fd, size_t len)
 	return 0;
 }
 
+/* Room kept for the way back. A restore needs new space of its own (info.tmp,
+ * progress, remap, recreated directories): on a journal filesystem filled up
+ * by the run's captures it would fail, and the transaction would stay
+ * "rolling-back" for good. The reserve is written with real bytes (a sparse
+ * or fallocate'd-then-punched file would hold nothing) and released first
+ * thing by rollback and commit. */
 static int write_reserve(struct tg_journal *j)
 {
 	int fd = openat(j->dirfd, TG_RESERVE_NAME, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
