@@ -84,7 +84,12 @@ struct tg_txn {
 	struct tg_idset removed; /* originals that lost a name: kept by the journal */
 	struct pending *pend;    /* creations whose object is not known yet */
 	size_t npend, cappend;
+	/* Quiet creations (see quiet_add): names whose object joins `born`
+	 * only when a later call could look at it. */
+	char **quiet;
+	size_t nquiet, capquiet;
 	pid_t tid;               /* the thread whose call is being journaled */
+	bool alone;              /* ... and it is the tree's only task (tg_op.alone) */
 	bool ending;             /* tg_txn_end: nothing runs any more */
 	bool finished;
 	bool counts_valid;       /* counts of the last tg_txn_changes after the end */
@@ -378,6 +383,9 @@ void tg_txn_free(struct tg_txn *t)
 	for (size_t i = 0; i < t->npend; i++)
 		free(t->pend[i].rel);
 	free(t->pend);
+	for (size_t i = 0; i < t->nquiet; i++)
+		free(t->quiet[i]);
+	free(t->quiet);
 	tg_aliases_free(t->aliases);
 	free(t->workspace);
 	free(t->state_dir);
@@ -658,6 +666,71 @@ static int settle_by_name(struct tg_txn *t, size_t i)
 	return 0;
 }
 
+/* ---- quiet creations ----
+ *
+ * A file that the tree's only task creates in a directory of this run
+ * needs no record (skip_created), and joining `born` is all that settling
+ * it does: so that a later write, chmod, move or removal of it saves
+ * nothing. Until its thread calls again, its name holds what the call made
+ * (tg_txn_alone); past that, too, while every later call only makes new
+ * names: a creation at a free name, a mkdir, a mknod or a symlink look at
+ * nothing but the new name's parent, a directory. So the names wait here,
+ * and are settled only before a call that could look at an existing file
+ * (settle_quiet), when another task joins (tg_txn_company), or when the
+ * list is full. At the end nothing reads `born` any more: they are dropped
+ * unread. A pip install --target or an npm ci that writes 20,000 files
+ * then makes no lookup of its own per file. */
+
+#define TG_QUIET_MAX 65536
+
+static void quiet_drop(struct tg_txn *t)
+{
+	for (size_t i = 0; i < t->nquiet; i++)
+		free(t->quiet[i]);
+	t->nquiet = 0;
+}
+
+/* Each name's object joins `born` if the run made it (settle_made's way
+ * for a creation without a record; by the name, which held the call's
+ * object as its fd would have: by_name false). An empty name: the call
+ * failed, or made nothing. */
+static int settle_quiet(struct tg_txn *t)
+{
+	int e = 0;
+	for (size_t i = 0; i < t->nquiet && e >= 0; i++) {
+		struct stat st;
+		struct statx sx;
+		e = ident_of_name(t, t->quiet[i], &st, &sx);
+		if (e == 0 && made_in_run(t, &st, &sx, false))
+			e = idset_add(&t->born, st.st_dev, st.st_ino);
+		else if (e == -ENOENT)
+			e = 0;
+	}
+	quiet_drop(t);
+	return e;
+}
+
+static int quiet_add(struct tg_txn *t, const char *rel)
+{
+	if (t->nquiet == TG_QUIET_MAX) {
+		int e = settle_quiet(t);
+		if (e < 0)
+			return e;
+	}
+	if (t->nquiet == t->capquiet) {
+		size_t cap = t->capquiet ? t->capquiet * 2 : 64;
+		char **nq = realloc(t->quiet, cap * sizeof(*nq));
+		if (!nq)
+			return -ENOMEM;
+		t->quiet = nq;
+		t->capquiet = cap;
+	}
+	if (!(t->quiet[t->nquiet] = tg_strdup(rel)))
+		return -ENOMEM;
+	t->nquiet++;
+	return 0;
+}
+
 static bool thread_gone(pid_t tid)
 {
 	return tid > 0 && kill(tid, 0) < 0 && errno == ESRCH;
@@ -670,6 +743,8 @@ static bool thread_gone(pid_t tid)
  * call's object. final: nothing runs any more. */
 static int settle(struct tg_txn *t, pid_t tid, bool final)
 {
+	if (final)
+		quiet_drop(t);
 	for (size_t i = 0; i < t->npend;) {
 		const struct pending *p = &t->pend[i];
 		if (!final && p->tid != tid && !thread_gone(p->tid)) {
@@ -732,7 +807,7 @@ int tg_txn_company(struct tg_txn *t)
 	if (!t || t->finished)
 		return 0;
 	tg_journal_hold(t->j);
-	int e = 0;
+	int e = settle_quiet(t);
 	for (size_t i = 0; i < t->npend && e >= 0;) {
 		if (t->pend[i].alone)
 			e = settle_by_name(t, i);
@@ -873,6 +948,8 @@ static int save_created_as(struct tg_txn *t, const char *rel, bool link, bool by
 		 * meanwhile is not taken for the run's). No stop at the call's
 		 * exit, which a tree of many new files would pay per file. */
 		p.await = false;
+		if (t->alone && by_fd && !link)
+			return quiet_add(t, rel);
 	}
 	p.rel = tg_strdup(rel);
 	if (!p.rel)
@@ -978,6 +1055,9 @@ static int before_open(struct tg_txn *t, const struct tg_op *op, const char *rel
 	if (e == -ENOENT)
 		return op->flags & O_CREAT ? save_created(t, rel, false, true) : 0;
 	if (e < 0)
+		return e;
+	/* An existing file: it may be a quiet creation's. */
+	if (t->nquiet && (e = settle_quiet(t)) < 0)
 		return e;
 	if ((op->flags & O_CREAT) && (op->flags & O_EXCL))
 		return 0; /* fails with EEXIST */
@@ -1282,17 +1362,41 @@ int tg_txn_before(struct tg_txn *t, const struct tg_op *op)
 	return e < 0 ? e : s;
 }
 
+/* Whether a call may look at an existing file, and so at a quiet
+ * creation's: everything but a call that only makes a new name, and an
+ * open (before_open asks once the name is found to exist). */
+static bool looks_at_files(const struct tg_op *op)
+{
+	switch (op->kind) {
+	case TG_OP_TRUNCATE:
+	case TG_OP_UNLINK:
+	case TG_OP_RMDIR:
+	case TG_OP_RENAME:
+	case TG_OP_LINK:
+	case TG_OP_CHMOD:
+	case TG_OP_CHOWN:
+	case TG_OP_UTIMES:
+	case TG_OP_XATTR:
+		return true;
+	default:
+		return false;
+	}
+}
+
 static int before_op(struct tg_txn *t, const struct tg_op *op)
 {
 	if ((op->path && tg_txn_is_private(t, op->path)) || (op->path2 && tg_txn_is_private(t, op->path2)))
 		return -EPERM;
 	t->tid = op->pid;
+	t->alone = op->alone;
 	int e = settle(t, op->pid, false);
 	if (e < 0)
 		return e;
 	const char *rel = rel_of(t, op->path);
 	if (rel && reaches_removed(t, op))
 		return -EPERM;
+	if (t->nquiet && looks_at_files(op) && (e = settle_quiet(t)) < 0)
+		return e;
 	switch (op->kind) {
 	case TG_OP_OPEN:
 		return rel ? before_open(t, op, rel) : 0;

@@ -590,6 +590,67 @@ print(" ".join(r["from"] + "->" + r["to"] for r in json.load(open(sys.argv[1]))[
 			fail "$how: undo did not restore: $(diff "$TG_TMP/before" "$TG_TMP/after"; cat "$TG_TMP/err")"
 	done
 	;;
+quiet)
+	# A process alone in the tree writes files into a directory it made:
+	# their names wait, unread, until a call could look at one of them
+	# (txn.c, "quiet creations"). Each later call below must find them
+	# made by the run: a rewrite saves no pre-image (bytes_saved stays
+	# 0), a move out to an original directory is undone, and so on.
+	mkdir "$ws/keep"
+	echo k >"$ws/keep/k"
+	"$TG_TREEHASH" "$ws" >"$TG_TMP/before"
+	make='import os, sys
+os.makedirs("n/sub")
+for name, size in (("n/sub/f1", 5000), ("n/sub/f2", 10), ("n/f3", 4000)):
+    with open(name, "w") as f:
+        f.write("x" * size)
+how = sys.argv[1]
+if how == "rewrite":
+    with open("n/sub/f1", "w") as f:
+        f.write("y")
+    os.truncate("n/f3", 0)
+elif how == "meta":
+    os.chmod("n/sub/f1", 0o600)
+    os.utime("n/f3", (1, 1))
+elif how == "unlink":
+    os.unlink("n/sub/f1")
+elif how == "rename":
+    os.rename("n/sub/f1", "keep/f1")
+    os.rename("n/sub/f2", "n/f2")
+elif how == "link":
+    os.link("n/sub/f1", "keep/l1")
+elif how == "dirmove":
+    os.rename("n", "keep/n")
+    with open("keep/n/f3", "w") as f:
+        f.write("z")
+elif how == "child":
+    pid = os.fork()
+    if pid == 0:
+        with open("n/sub/f1", "w") as f:
+            f.write("y")
+        os.rename("n/sub/f2", "keep/f2")
+        os._exit(0)
+    os.waitpid(pid, 0)
+with open("keep/n/f4" if how == "dirmove" else "n/f4", "w") as f:
+    f.write("last")
+sys.exit(int(sys.argv[2]))'
+	bytes_saved() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["changes"]["bytes_saved"])' "$1"; }
+	for how in end rewrite meta unlink rename link dirmove child; do
+		st=$TG_TMP/state-$how
+		assert_eq "$how, failed" 3 "$(code tg -- python3 -c "$make" "$how" 3)"
+		"$TG_TREEHASH" "$ws" >"$TG_TMP/after"
+		cmp -s "$TG_TMP/before" "$TG_TMP/after" ||
+			fail "$how: not restored: $(diff "$TG_TMP/before" "$TG_TMP/after"; cat "$TG_TMP/err")"
+		assert_eq "$how: no journal left" "" "$(ls "$st/txn")"
+		assert_eq "$how, committed" 0 "$(code tg --report "$TG_TMP/r.json" -- python3 -c "$make" "$how" 0)"
+		assert_eq "$how: nothing of the run's own saved" 0 "$(bytes_saved "$TG_TMP/r.json")"
+		assert_eq "$how: the last file" last "$(cat "$ws/n/f4" 2>/dev/null || cat "$ws/keep/n/f4")"
+		assert_eq "$how: undo" 0 "$(code h undo last)"
+		"$TG_TREEHASH" "$ws" >"$TG_TMP/after"
+		cmp -s "$TG_TMP/before" "$TG_TMP/after" ||
+			fail "$how: undo did not restore: $(diff "$TG_TMP/before" "$TG_TMP/after"; cat "$TG_TMP/err")"
+	done
+	;;
 *)
 	fail "unknown case $case_"
 	;;

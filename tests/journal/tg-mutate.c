@@ -19,6 +19,8 @@
  * operation, as the tracer would, then ends it as --end says (default
  * rollback; "none" leaves it open, i.e. interrupted). Exit 0 on success,
  * 3 when tg_txn_before refused a call, 2 on usage/setup errors.
+ * Seeds whose remainder by 4 is 0 or 1 journal as the tree's only task
+ * (tg_op.alone), the others as one of several.
  * --die-op K: SIGKILL itself right after journaling op K, before making the
  * call; --die-undo K: SIGKILL itself after K records are restored (crash
  * tests). `recover` runs tg_recover_ex() and prints how many it restored
@@ -57,6 +59,10 @@ static const char *dirs[] = { "d0", "d1", "dir with space", "d\xff\xfe", longnam
 static const char *files[] = { "f0", "f1", "f2", "file name", "new\nline", "\xc3\x28x", "f3.txt" };
 
 static struct tg_txn *txn;
+/* Half the seeds journal their calls as the tree's only task would
+ * (tg_op.alone: creations in a directory of the run wait unread, txn.c's
+ * "quiet creations"), half as one of several. */
+static bool alone;
 static long die_op = -1, die_undo = -1, op_index;
 static char root[PATH_MAX];
 
@@ -117,7 +123,7 @@ static void hook(enum tg_op_kind kind, const char *rel, const char *rel2, bool f
 		fprintf(stderr, "op %s '%s' '%s' flags=%#x\n", tg_op_kind_name(kind), rel, rel2 ? rel2 : "", flags);
 	if (!txn)
 		return;
-	struct tg_op op = { .kind = kind, .flags = flags, .follow = follow, .writes = true };
+	struct tg_op op = { .kind = kind, .flags = flags, .follow = follow, .writes = true, .alone = alone };
 	op.path = resolve(rel, follow);
 	op.path2 = rel2 ? resolve(rel2, false) : NULL;
 	int e = op.path && (!rel2 || op.path2) ? tg_txn_before(txn, &op) : 0;
@@ -433,6 +439,7 @@ int main(int argc, char **argv)
 	if (argc < 4)
 		return usage();
 	rng = strtoull(argv[1], NULL, 10) * 0x9e3779b97f4a7c15ull + 1;
+	alone = strtoull(argv[1], NULL, 10) % 4 < 2;
 	long n = strtol(argv[2], NULL, 10);
 	const char *state = NULL, *end = "rollback";
 	for (int i = 4; i + 1 < argc; i += 2) {
