@@ -47,6 +47,17 @@ int tg_path_resolve(pid_t pid, int dirfd, const char *path, bool follow, bool em
  * rather than judge a path in the tracee's own view. */
 bool tg_path_root_unnamed(pid_t pid);
 
+/* True when thread pid's root and mount namespace are ours, so that its
+ * paths are ours too: one statx of /proc/PID/root, which every resolution
+ * for a tracee otherwise makes itself. */
+bool tg_path_shares_root(pid_t pid);
+
+/* The tracer's word, until it says otherwise (0): thread pid's root and
+ * mount namespace are ours, as tg_path_shares_root() found them since the
+ * last call that could change them (core/trace/tracer.c, "root epochs"),
+ * so the resolutions for pid skip that statx. Per thread of txguard. */
+void tg_path_vouch_root(pid_t pid);
+
 /* Tests only: true makes tg_path_resolve always walk component by component
  * (its fast path proves "no symlink on the way" with one openat2 call), so
  * that a test can compare the two answers. */

@@ -202,6 +202,15 @@ static const struct tg_syscall table[] = {
 	/* Reading another process's memory reads its secrets. */
 	PROC_ALWAYS(SYS_process_vm_readv, "process_vm_readv", TG_PROCARG_SELF0, A(TG_A_PID)),
 
+	/* Calls that may give the caller another root or mount namespace: a
+	 * path resolved for it before may name something else after. Let
+	 * through, and followed to their return (tracer.c, "root epochs");
+	 * mount, pivot_root and clone3 are refused below, and a clone with
+	 * CLONE_NEWNS makes a new task, whose root is looked at anew. */
+	TRAP(SYS_chroot, "chroot", TG_OP_SYSCALL, A(N), .roots = true),
+	TRAP(SYS_setns, "setns", TG_OP_SYSCALL, A(N), .roots = true),
+	TRAP(SYS_unshare, "unshare", TG_OP_SYSCALL, A(N), .roots = true),
+
 	/* Fixed errno, decided in BPF without a stop. */
 	DENY(SYS_io_uring_setup, "io_uring_setup", EPERM),
 	DENY(SYS_io_uring_enter, "io_uring_enter", EPERM),

@@ -105,6 +105,8 @@ struct tg_syscall {
 	bool null_path_is_fd;             /* utimensat(fd, NULL, ...) acts on fd */
 	bool unix_path;                   /* bind(): an AF_UNIX address creates a file */
 	uint8_t procarg;                  /* enum tg_procarg for TG_A_PID */
+	bool roots;                       /* may change the caller's root or mount
+	                                   * namespace (tracer.c, "root epochs") */
 };
 
 /* The whole table and its length. */

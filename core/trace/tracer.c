@@ -82,6 +82,9 @@ struct task {
 	 * (TG_DECODE_ABSENT): the kernel should fail it, and if it
 	 * runs all the same, it is judged after the fact. */
 	bool exec_unvetted;
+	uint64_t root_seen;      /* the root epoch its root was last looked at in */
+	bool root_ours;          /* ... and found ours then */
+	bool root_call;          /* a call that may change its root is in flight */
 	struct task *next;
 };
 
@@ -91,6 +94,8 @@ struct tracer {
 	struct tg_run_result *res;
 	struct task *buckets[TG_TASK_BUCKETS];
 	unsigned long ntasks;
+	uint64_t root_epoch;     /* see "root epochs"; starts at 1 */
+	unsigned root_calls;     /* such calls in flight */
 	pid_t main_pid;
 	bool main_exited;
 	int main_status;
@@ -168,12 +173,16 @@ static struct task *task_add(struct tracer *t, pid_t tid, pid_t tgid)
 	return n;
 }
 
+static void root_call_end(struct tracer *t, struct task *k);
+
 static void task_del(struct tracer *t, pid_t tid)
 {
 	struct task **p = slot(t, tid);
 	struct task *d = *p;
 	if (!d)
 		return;
+	if (d->root_call)
+		root_call_end(t, d); /* killed in the call: it may have run */
 	*p = d->next;
 	vetted_free(d->vetted);
 	free(d);
@@ -333,6 +342,55 @@ static struct task *adopt(struct tracer *t, pid_t pid)
 	if (!k || t->killing)
 		kill(pid, SIGKILL);
 	return k;
+}
+
+/* ---- root epochs ----
+ *
+ * Every resolution of a tracee's path starts from whether its root and
+ * mount namespace are ours (path.c: a statx of /proc/PID/root). Only a
+ * few calls change them, and the filter traps them all: chroot, setns and
+ * unshare are followed to their return; pivot_root, mount and clone3 are
+ * refused; a clone with CLONE_NEWNS makes a new task, looked at anew. So
+ * the answer holds for a task from one such return to the next: the epoch
+ * counts those returns, a task keeps the epoch of its last look, and while
+ * such a call is in flight (its effect on a task that shares the caller's
+ * root, CLONE_FS, not yet known) nothing is vouched for. */
+
+static bool root_changer(long nr)
+{
+	const struct tg_syscall *sc = tg_syscall_by_nr(nr);
+	return sc && sc->roots;
+}
+
+/* Whether k's root and mount namespace are ours, looked at once per epoch:
+ * then the resolutions of this stop skip their own look. */
+static bool root_vouched(struct tracer *t, struct task *k, pid_t pid)
+{
+	if (!k || t->root_calls)
+		return false;
+	if (k->root_seen != t->root_epoch) {
+		k->root_ours = tg_path_shares_root(pid);
+		k->root_seen = t->root_epoch;
+	}
+	return k->root_ours;
+}
+
+/* An allowed root changer runs to its syscall-exit stop. */
+static void root_call_begin(struct tracer *t, pid_t pid)
+{
+	struct task *k = adopt(t, pid);
+	if (k && !k->root_call) {
+		k->root_call = true;
+		t->root_calls++;
+	}
+	resume_watch(pid);
+}
+
+static void root_call_end(struct tracer *t, struct task *k)
+{
+	k->root_call = false;
+	t->root_calls--;
+	t->root_epoch++;
 }
 
 /* The name the kernel gives the program (bprm->filename): a #! or
@@ -543,7 +601,9 @@ static void judge(struct tracer *t, pid_t pid, struct tg_op *op, const uint64_t 
 	case TG_DEC_ALLOW:
 		if (op->kind == TG_OP_EXEC)
 			remember_exec(t, pid, op, args, raw);
-		if (dec.watch_result && op->kind != TG_OP_EXEC)
+		if (op->kind == TG_OP_SYSCALL && root_changer(op->nr))
+			root_call_begin(t, pid);
+		else if (dec.watch_result && op->kind != TG_OP_EXEC)
 			resume_watch(pid);
 		else {
 			if (dec.no_spin)
@@ -653,6 +713,8 @@ static void on_seccomp(struct tracer *t, pid_t pid, int status)
 		return;
 	}
 	_cleanup_free_ char *raw = NULL;
+	/* For this stop only: the hooks run while the tracee waits. */
+	tg_path_vouch_root(root_vouched(t, task_find(t, pid), pid) ? pid : 0);
 	int r = tg_decode_full(pid, (long)info.seccomp.nr, info.seccomp.args, &op, &raw);
 	op.alone = t->ntasks == 1;
 	if (r == 0 && op.kind == TG_OP_PROCESS)
@@ -668,6 +730,7 @@ static void on_seccomp(struct tracer *t, pid_t pid, int status)
 			report_unnamed_root(t, pid, &op, raw);
 	} else
 		judge(t, pid, &op, info.seccomp.args, raw);
+	tg_path_vouch_root(0);
 	tg_op_clear(&op);
 }
 
@@ -941,8 +1004,14 @@ static void on_syscall_exit(struct tracer *t, pid_t pid, int status)
 {
 	struct __ptrace_syscall_info info = { 0 };
 	(void)status;
-	if (!adopt(t, pid))
+	struct task *k = adopt(t, pid);
+	if (!k)
 		return;
+	if (k->root_call) {
+		root_call_end(t, k);
+		resume(pid, 0);
+		return;
+	}
 	if (ptrace(PTRACE_GET_SYSCALL_INFO, pid, (void *)sizeof(info), &info) > 0 &&
 	    info.op == PTRACE_SYSCALL_INFO_EXIT && t->hooks && t->hooks->on_result)
 		t->hooks->on_result(t->hooks->ud, pid, (long)info.exit.rval);
@@ -1546,7 +1615,7 @@ static void read_child_error(int fd, struct child_error *ce)
 int tg_tracer_run(const struct tg_tracer_opts *opts, const struct tg_tracer_hooks *hooks,
                   struct tg_run_result *res)
 {
-	struct tracer t = { .opts = opts, .hooks = hooks, .res = res };
+	struct tracer t = { .opts = opts, .hooks = hooks, .res = res, .root_epoch = 1 };
 	struct saved_signals saved;
 	struct child_error ce;
 	struct spawn sp;
