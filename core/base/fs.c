@@ -116,6 +116,16 @@ void tg_fs_dircache_clear(struct tg_fs_dircache *c)
 	c->have_st = false;
 }
 
+void tg_fs_dircache_seed(struct tg_fs_dircache *c, const char *rel, size_t plen, int fd)
+{
+	tg_fs_dircache_clear(c);
+	if (!(c->parent = tg_strndup(rel, plen))) {
+		close(fd);
+		return;
+	}
+	c->fd = fd;
+}
+
 /* Where rel's last component is to be looked up through cache c: *dfd
  * (c's fd, or wsfd for a name with no slash) and *name. 1: rel is c's
  * directory itself (*dfd is its fd, *name ""). 0, or -errno from the

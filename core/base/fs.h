@@ -38,6 +38,10 @@ int tg_fs_lstat_cached(int wsfd, struct tg_fs_dircache *c, const char *rel, stru
 struct statx;
 int tg_fs_lstatx_cached(int wsfd, struct tg_fs_dircache *c, const char *rel, struct stat *st, struct statx *sx);
 void tg_fs_dircache_clear(struct tg_fs_dircache *c);
+/* c holds rel's first plen bytes as its directory, whose O_PATH fd (a
+ * directory reached without a symlink, beneath the workspace) it takes
+ * over. */
+void tg_fs_dircache_seed(struct tg_fs_dircache *c, const char *rel, size_t plen, int fd);
 /* tg_fs_parent through cache c: the fd is c's (or wsfd, for a name with
  * no slash), not the caller's to close; valid until c next changes. */
 int tg_fs_parent_cached(int wsfd, struct tg_fs_dircache *c, const char *rel, const char **leaf);

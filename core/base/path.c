@@ -831,6 +831,53 @@ static bool plainly_named(const char *p)
 
 bool tg_path_fast_disabled; /* tests: force the walk, to compare the two */
 
+/* The directory of the name the last resolution opened (resolve_plain,
+ * without follow), while the tracer keeps it for the journal's lookups of
+ * the same call (tg_path_keep_parent). Per thread of txguard. */
+static __thread struct {
+	bool on;
+	int fd;
+	size_t len;
+	char dir[PATH_MAX];
+} kept = { .fd = -1 };
+
+static void kept_drop(void)
+{
+	if (kept.fd >= 0)
+		close(kept.fd);
+	kept.fd = -1;
+}
+
+void tg_path_keep_parent(bool on)
+{
+	kept_drop();
+	kept.on = on;
+}
+
+int tg_path_take_parent(const char *dir, size_t len)
+{
+	if (kept.fd < 0 || len != kept.len || memcmp(dir, kept.dir, len) != 0)
+		return -1;
+	int fd = kept.fd;
+	kept.fd = -1;
+	return fd;
+}
+
+/* fd is dir's, an O_PATH directory reached without a symlink: kept while
+ * the tracer wants it (taken over), else closed. */
+static void keep_or_close(const char *dir, int fd)
+{
+	size_t len = strlen(dir);
+	if (!kept.on || len >= sizeof(kept.dir)) {
+		close(fd);
+		return;
+	}
+	kept_drop();
+	memcpy(kept.dir, dir, len + 1);
+	kept.len = len;
+	kept.fd = fd;
+}
+
 /* For a tracee that shares our root: when no component the walk would look
  * at is a symlink, the path is its own resolution. One openat2(2) with
  * RESOLVE_NO_SYMLINKS proves that where the walk makes one lstat per
@@ -846,19 +893,29 @@ static int resolve_plain(char **fullp, bool follow, char **out)
 	if (cut != full) {
 		if (cut)
 			*cut = '\0';
-		struct open_how how = { .flags = O_PATH | O_CLOEXEC,
+		/* A parent is opened as a directory, for the journal to look
+		 * through (keep_or_close); one that is none, as before. */
+		struct open_how how = { .flags = O_PATH | O_CLOEXEC | (cut ? O_DIRECTORY : 0),
 			                .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
 		int fd = (int)syscall(SYS_openat2, AT_FDCWD, full, &how, sizeof(how));
+		bool dir = cut && fd >= 0;
+		if (cut && fd < 0 && errno == ENOTDIR) {
+			how.flags = O_PATH | O_CLOEXEC;
+			fd = (int)syscall(SYS_openat2, AT_FDCWD, full, &how, sizeof(how));
+		}
+		int e = errno;
+		if (dir)
+			keep_or_close(full, fd);
+		else if (fd >= 0)
+			close(fd);
 		if (cut)
 			*cut = '/';
 		/* ENOENT: a component is missing (a name about to be created, a
 		 * secret this machine does not have), and none before it is a
 		 * symlink, which would have been ELOOP. The walk names what is
 		 * missing as given: so does this. */
-		if (fd < 0 && errno != ENOENT)
+		if (fd < 0 && e != ENOENT)
 			return 1;
-		if (fd >= 0)
-			close(fd);
 	}
 	*out = steal_pointer(fullp);
 	return 0;

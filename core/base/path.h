@@ -58,6 +58,16 @@ bool tg_path_shares_root(pid_t pid);
  * so the resolutions for pid skip that statx. Per thread of txguard. */
 void tg_path_vouch_root(pid_t pid);
 
+/* While on, the directory a resolution without follow opened to prove
+ * its path (every component but the last, no symlink) stays open for the
+ * journal, which looks up the same call's name through it: one openat2
+ * for both (the tracer turns it on for a stop; off closes what is left). */
+void tg_path_keep_parent(bool on);
+
+/* The kept directory, if its path is dir's first len bytes: an O_PATH
+ * fd, now the caller's to close. Else -1. */
+int tg_path_take_parent(const char *dir, size_t len);
+
 /* Tests only: true makes tg_path_resolve always walk component by component
  * (its fast path proves "no symlink on the way" with one openat2 call), so
  * that a test can compare the two answers. */

@@ -715,6 +715,7 @@ static void on_seccomp(struct tracer *t, pid_t pid, int status)
 	_cleanup_free_ char *raw = NULL;
 	/* For this stop only: the hooks run while the tracee waits. */
 	tg_path_vouch_root(root_vouched(t, task_find(t, pid), pid) ? pid : 0);
+	tg_path_keep_parent(true);
 	int r = tg_decode_full(pid, (long)info.seccomp.nr, info.seccomp.args, &op, &raw);
 	op.alone = t->ntasks == 1;
 	if (r == 0 && op.kind == TG_OP_PROCESS)
@@ -730,6 +731,7 @@ static void on_seccomp(struct tracer *t, pid_t pid, int status)
 			report_unnamed_root(t, pid, &op, raw);
 	} else
 		judge(t, pid, &op, info.seccomp.args, raw);
+	tg_path_keep_parent(false);
 	tg_path_vouch_root(0);
 	tg_op_clear(&op);
 }

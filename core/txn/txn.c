@@ -1362,6 +1362,21 @@ int tg_txn_before(struct tg_txn *t, const struct tg_op *op)
 	return e < 0 ? e : s;
 }
 
+/* The call's directory, if the tracer's resolution of its path opened it
+ * (tg_path_take_parent): its lookups start there instead of opening it
+ * again. The same directory: that resolution named op->path, reached
+ * from / with no symlink and no "..", and rel lies below the workspace's
+ * own path in it. */
+static void seed_dircache(struct tg_txn *t, const char *abs, const char *rel)
+{
+	const char *slash = strrchr(rel, '/');
+	if (!slash)
+		return; /* the workspace itself: its own fd */
+	int fd = tg_path_take_parent(abs, (size_t)(slash - abs));
+	if (fd >= 0)
+		tg_fs_dircache_seed(&t->dc, rel, (size_t)(slash - rel), fd);
+}
+
 /* Whether a call may look at an existing file, and so at a quiet
  * creation's: everything but a call that only makes a new name, and an
  * open (before_open asks once the name is found to exist). */
@@ -1389,10 +1404,14 @@ static int before_op(struct tg_txn *t, const struct tg_op *op)
 		return -EPERM;
 	t->tid = op->pid;
 	t->alone = op->alone;
+	const char *rel = rel_of(t, op->path);
+	/* First: the earlier creations settled below are most often in the
+	 * same directory (a git checkout's rewrites). */
+	if (rel)
+		seed_dircache(t, op->path, rel);
 	int e = settle(t, op->pid, false);
 	if (e < 0)
 		return e;
-	const char *rel = rel_of(t, op->path);
 	if (rel && reaches_removed(t, op))
 		return -EPERM;
 	if (t->nquiet && looks_at_files(op) && (e = settle_quiet(t)) < 0)

@@ -654,6 +654,42 @@ sys.exit(int(sys.argv[2]))'
 			fail "$how: undo did not restore: $(diff "$TG_TMP/before" "$TG_TMP/after"; cat "$TG_TMP/err")"
 	done
 	;;
+one_dir)
+	# The tracer's resolution of a name without follow opens its directory
+	# and the journal looks the name up through that very fd (path.c's
+	# kept parent, txn.c seed_dircache): with calls on two directories
+	# (renames across them, each side's own removals and creations), every
+	# lookup must go through the right one, or the restore is wrong.
+	mkdir -p "$ws/a/deep" "$ws/b"
+	for f in x y z; do echo "a$f" >"$ws/a/$f"; echo "b$f" >"$ws/b/$f"; done
+	echo d >"$ws/a/deep/d"
+	chmod 600 "$ws/a/y"
+	"$TG_TREEHASH" "$ws" >"$TG_TMP/before"
+	moves='import os, sys
+os.rename("a/x", "b/x")          # over b/x: both sides journaled
+os.rename("b/y", "a/new")        # to a free name in the other directory
+os.unlink("a/z")
+fd = os.open("a/z", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+os.write(fd, b"fresh\n")
+os.close(fd)
+os.rename("a/deep/d", "b/d")
+os.mkdir("b/n")
+os.rmdir("a/deep")
+os.rename("a/y", "a/y2")
+sys.exit(int(sys.argv[1]))'
+	assert_eq "failed" 3 "$(code tg -- python3 -c "$moves" 3)"
+	"$TG_TREEHASH" "$ws" >"$TG_TMP/after"
+	cmp -s "$TG_TMP/before" "$TG_TMP/after" ||
+		fail "not restored: $(diff "$TG_TMP/before" "$TG_TMP/after"; cat "$TG_TMP/err")"
+	assert_eq "committed" 0 "$(code tg -- python3 -c "$moves" 0)"
+	assert_eq "b/x" ax "$(cat "$ws/b/x")"
+	assert_eq "a/new" by "$(cat "$ws/a/new")"
+	assert_eq "a/z" fresh "$(cat "$ws/a/z")"
+	assert_eq "undo" 0 "$(code h undo last)"
+	"$TG_TREEHASH" "$ws" >"$TG_TMP/after"
+	cmp -s "$TG_TMP/before" "$TG_TMP/after" ||
+		fail "undo did not restore: $(diff "$TG_TMP/before" "$TG_TMP/after"; cat "$TG_TMP/err")"
+	;;
 *)
 	fail "unknown case $case_"
 	;;
