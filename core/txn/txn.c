@@ -696,16 +696,22 @@ static void quiet_drop(struct tg_txn *t)
  * failed, or made nothing. */
 static int settle_quiet(struct tg_txn *t)
 {
+	/* Outside a call (a task joining), one directory cache for the whole
+	 * list: every task is stopped meanwhile, and the names of one
+	 * directory come one after another. */
+	struct tg_fs_dircache own = { 0 };
+	struct tg_fs_dircache *dc = t->in_op ? &t->dc : &own;
 	int e = 0;
 	for (size_t i = 0; i < t->nquiet && e >= 0; i++) {
 		struct stat st;
 		struct statx sx;
-		e = ident_of_name(t, t->quiet[i], &st, &sx);
+		e = tg_journal_lstatx_cached(t->j, dc, t->quiet[i], &st, &sx);
 		if (e == 0 && made_in_run(t, &st, &sx, false))
 			e = idset_add(&t->born, st.st_dev, st.st_ino);
 		else if (e == -ENOENT)
 			e = 0;
 	}
+	tg_fs_dircache_clear(&own);
 	quiet_drop(t);
 	return e;
 }
