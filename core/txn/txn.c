@@ -1384,23 +1384,21 @@ static void seed_dircache(struct tg_txn *t, const char *abs, const char *rel)
 }
 
 /* Whether a call may look at an existing file, and so at a quiet
- * creation's: everything but a call that only makes a new name, and an
- * open (before_open asks once the name is found to exist). */
+ * creation's: one that changes or moves an object; not a call that only
+ * makes a new name, nor an open (before_open asks once the name is found
+ * to exist). */
 static bool looks_at_files(const struct tg_op *op)
 {
 	switch (op->kind) {
-	case TG_OP_TRUNCATE:
 	case TG_OP_UNLINK:
 	case TG_OP_RMDIR:
 	case TG_OP_RENAME:
 	case TG_OP_LINK:
-	case TG_OP_CHMOD:
-	case TG_OP_CHOWN:
-	case TG_OP_UTIMES:
-	case TG_OP_XATTR:
 		return true;
-	default:
+	case TG_OP_OPEN:
 		return false;
+	default:
+		return changes_object(op);
 	}
 }
 

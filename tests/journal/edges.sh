@@ -31,6 +31,11 @@ need_nobody() {
 	mkdir -p "$TG_TMP/home"
 	chown 65534:65534 "$TG_TMP/home"
 }
+as_before() { # WHAT: the workspace is what $TG_TMP/before recorded
+	"$TG_TREEHASH" "$ws" >"$TG_TMP/after"
+	cmp -s "$TG_TMP/before" "$TG_TMP/after" ||
+		fail "$1: $(diff "$TG_TMP/before" "$TG_TMP/after"; cat "$TG_TMP/err")"
+}
 report_paths() { # KIND [FILE]: the paths the report lists as KIND
 	python3 -c 'import json,sys; print(" ".join(json.load(open(sys.argv[1]))["changes"].get(sys.argv[2], [])))' \
 		"${2:-$TG_TMP/home/report.json}" "$1" 2>/dev/null || true
@@ -576,9 +581,7 @@ sys.exit(int(sys.argv[2]))'
 	for how in end rename child; do
 		st=$TG_TMP/state-$how
 		assert_eq "rewritten ($how), failed" 3 "$(code tg -- python3 -c "$rewrite" "$how" 3)"
-		"$TG_TREEHASH" "$ws" >"$TG_TMP/after"
-		cmp -s "$TG_TMP/before" "$TG_TMP/after" ||
-			fail "$how: not restored: $(diff "$TG_TMP/before" "$TG_TMP/after"; cat "$TG_TMP/err")"
+		as_before "$how: not restored"
 		assert_eq "$how: no journal left" "" "$(ls "$st/txn")"
 		assert_eq "rewritten ($how), committed" 0 \
 			"$(code tg --report "$TG_TMP/r.json" -- python3 -c "$rewrite" "$how" 0)"
@@ -588,9 +591,7 @@ sys.exit(int(sys.argv[2]))'
 print(" ".join(r["from"] + "->" + r["to"] for r in json.load(open(sys.argv[1]))["changes"]["renamed"]))' "$TG_TMP/r.json")" ;;
 		esac
 		assert_eq "$how: undo" 0 "$(code h undo last)"
-		"$TG_TREEHASH" "$ws" >"$TG_TMP/after"
-		cmp -s "$TG_TMP/before" "$TG_TMP/after" ||
-			fail "$how: undo did not restore: $(diff "$TG_TMP/before" "$TG_TMP/after"; cat "$TG_TMP/err")"
+		as_before "$how: undo did not restore"
 	done
 	;;
 quiet)
@@ -641,17 +642,13 @@ sys.exit(int(sys.argv[2]))'
 	for how in end rewrite meta unlink rename link dirmove child; do
 		st=$TG_TMP/state-$how
 		assert_eq "$how, failed" 3 "$(code tg -- python3 -c "$make" "$how" 3)"
-		"$TG_TREEHASH" "$ws" >"$TG_TMP/after"
-		cmp -s "$TG_TMP/before" "$TG_TMP/after" ||
-			fail "$how: not restored: $(diff "$TG_TMP/before" "$TG_TMP/after"; cat "$TG_TMP/err")"
+		as_before "$how: not restored"
 		assert_eq "$how: no journal left" "" "$(ls "$st/txn")"
 		assert_eq "$how, committed" 0 "$(code tg --report "$TG_TMP/r.json" -- python3 -c "$make" "$how" 0)"
 		assert_eq "$how: nothing of the run's own saved" 0 "$(bytes_saved "$TG_TMP/r.json")"
 		assert_eq "$how: the last file" last "$(cat "$ws/n/f4" 2>/dev/null || cat "$ws/keep/n/f4")"
 		assert_eq "$how: undo" 0 "$(code h undo last)"
-		"$TG_TREEHASH" "$ws" >"$TG_TMP/after"
-		cmp -s "$TG_TMP/before" "$TG_TMP/after" ||
-			fail "$how: undo did not restore: $(diff "$TG_TMP/before" "$TG_TMP/after"; cat "$TG_TMP/err")"
+		as_before "$how: undo did not restore"
 	done
 	;;
 one_dir)
@@ -678,17 +675,13 @@ os.rmdir("a/deep")
 os.rename("a/y", "a/y2")
 sys.exit(int(sys.argv[1]))'
 	assert_eq "failed" 3 "$(code tg -- python3 -c "$moves" 3)"
-	"$TG_TREEHASH" "$ws" >"$TG_TMP/after"
-	cmp -s "$TG_TMP/before" "$TG_TMP/after" ||
-		fail "not restored: $(diff "$TG_TMP/before" "$TG_TMP/after"; cat "$TG_TMP/err")"
+	as_before "not restored"
 	assert_eq "committed" 0 "$(code tg -- python3 -c "$moves" 0)"
 	assert_eq "b/x" ax "$(cat "$ws/b/x")"
 	assert_eq "a/new" by "$(cat "$ws/a/new")"
 	assert_eq "a/z" fresh "$(cat "$ws/a/z")"
 	assert_eq "undo" 0 "$(code h undo last)"
-	"$TG_TREEHASH" "$ws" >"$TG_TMP/after"
-	cmp -s "$TG_TMP/before" "$TG_TMP/after" ||
-		fail "undo did not restore: $(diff "$TG_TMP/before" "$TG_TMP/after"; cat "$TG_TMP/err")"
+	as_before "undo did not restore"
 	;;
 *)
 	fail "unknown case $case_"
