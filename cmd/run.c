@@ -1039,7 +1039,11 @@ int tg_cmd_run(struct tg_opts *o)
 	struct tg_run_result res = { 0 };
 	tg_log_set_txid(r.log, tg_txn_id(r.txn));
 	tg_log_tx_begin(r.log, tg_txn_id(r.txn), r.workspace);
+	/* A followed name's directory is kept for the journal only below
+	 * the workspace, where the journal looks it up (docs/tracer.md). */
+	tg_path_keep_under(r.workspace);
 	rc = tg_tracer_run(&topts, &hooks, &res);
+	tg_path_keep_under(NULL);
 	/* The tree is gone: no more opens of ours to refuse, and the report
 	 * is the main thread's alone from here on. */
 	tg_fanguard_free(r.fan);

@@ -114,9 +114,12 @@ void tg_fs_dircache_clear(struct tg_fs_dircache *c)
 	free(c->parent);
 	c->parent = NULL;
 	c->have_st = false;
+	free(c->leaf);
+	c->leaf = NULL;
 }
 
-void tg_fs_dircache_seed(struct tg_fs_dircache *c, const char *rel, size_t plen, int fd)
+void tg_fs_dircache_seed(struct tg_fs_dircache *c, const char *rel, size_t plen, int fd, int leaf_err,
+                         const struct stat *leaf_st)
 {
 	tg_fs_dircache_clear(c);
 	if (!(c->parent = tg_strndup(rel, plen))) {
@@ -124,6 +127,11 @@ void tg_fs_dircache_seed(struct tg_fs_dircache *c, const char *rel, size_t plen,
 		return;
 	}
 	c->fd = fd;
+	if (leaf_err <= 0 && (c->leaf = tg_strdup(rel + plen + 1))) {
+		c->leaf_err = leaf_err;
+		if (leaf_err == 0)
+			c->leaf_st = *leaf_st;
+	}
 }
 
 /* Where rel's last component is to be looked up through cache c: *dfd
@@ -176,6 +184,14 @@ int tg_fs_lstat_cached(int wsfd, struct tg_fs_dircache *c, const char *rel, stru
 	if (r == 1 && c->have_st) {
 		*st = c->st;
 		return 0;
+	}
+	if (r == 0 && c->leaf && dfd == c->fd && strcmp(name, c->leaf) == 0) {
+		int e = c->leaf_err;
+		if (e == 0)
+			*st = c->leaf_st;
+		free(c->leaf);
+		c->leaf = NULL;
+		return e;
 	}
 	if (fstatat(dfd, name, st, r == 1 ? AT_EMPTY_PATH : AT_SYMLINK_NOFOLLOW) < 0)
 		return -errno;

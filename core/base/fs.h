@@ -30,6 +30,11 @@ struct tg_fs_dircache {
 	int fd;         /* its fd, or -errno of opening it */
 	bool have_st;   /* st holds the parent's own lstat */
 	struct stat st;
+	/* One name's lstat through fd, known before the first lookup asks
+	 * (tg_fs_dircache_seed): given once, to that first lstat of it. */
+	char *leaf;
+	int leaf_err;   /* 0: leaf_st; else -errno */
+	struct stat leaf_st;
 };
 int tg_fs_lstat_cached(int wsfd, struct tg_fs_dircache *c, const char *rel, struct stat *st);
 /* The same with statx (STATX_BASIC_STATS and the birth time), st filled
@@ -40,8 +45,10 @@ int tg_fs_lstatx_cached(int wsfd, struct tg_fs_dircache *c, const char *rel, str
 void tg_fs_dircache_clear(struct tg_fs_dircache *c);
 /* c holds rel's first plen bytes as its directory, whose O_PATH fd (a
  * directory reached without a symlink, beneath the workspace) it takes
- * over. */
-void tg_fs_dircache_seed(struct tg_fs_dircache *c, const char *rel, size_t plen, int fd);
+ * over; with leaf_st (leaf_err 0) or leaf_err (-errno), the lstat of rel's
+ * last component through it, taken a moment ago (leaf_err 1: none). */
+void tg_fs_dircache_seed(struct tg_fs_dircache *c, const char *rel, size_t plen, int fd, int leaf_err,
+                         const struct stat *leaf_st);
 /* tg_fs_parent through cache c: the fd is c's (or wsfd, for a name with
  * no slash), not the caller's to close; valid until c next changes. */
 int tg_fs_parent_cached(int wsfd, struct tg_fs_dircache *c, const char *rel, const char **leaf);

@@ -839,7 +839,20 @@ static __thread struct {
 	int fd;
 	size_t len;
 	char dir[PATH_MAX];
-} kept = { .fd = -1 };
+	/* A followed name's last component, looked at (lstat) through fd:
+	 * leaf_err 0 with leaf_st, or -ENOENT; 1 when none was. */
+	int leaf_err;
+	struct stat leaf_st;
+} kept = { .fd = -1, .leaf_err = 1 };
+
+/* Where a followed name's directory is worth keeping (the workspace):
+ * tg_path_keep_under. */
+static const char *keep_under;
+
+void tg_path_keep_under(const char *dir)
+{
+	keep_under = dir;
+}
 
 static void kept_drop(void)
 {
@@ -854,12 +867,16 @@ void tg_path_keep_parent(bool on)
 	kept.on = on;
 }
 
-int tg_path_take_parent(const char *dir, size_t len)
+int tg_path_take_parent(const char *dir, size_t len, int *leaf_err, struct stat *leaf_st)
 {
 	if (kept.fd < 0 || len != kept.len || memcmp(dir, kept.dir, len) != 0)
 		return -1;
 	int fd = kept.fd;
 	kept.fd = -1;
+	if (leaf_err)
+		*leaf_err = kept.leaf_err;
+	if (leaf_st && kept.leaf_err == 0)
+		*leaf_st = kept.leaf_st;
 	return fd;
 }
 
@@ -876,6 +893,45 @@ static void keep_or_close(const char *dir, int fd)
 	memcpy(kept.dir, dir, len + 1);
 	kept.len = len;
 	kept.fd = fd;
+	kept.leaf_err = 1;
+}
+
+/* A followed name in a directory below the workspace (keep_under): its
+ * directory opened, and its last component looked at through it, prove
+ * what the one openat2 of the whole path would (no symlink anywhere), and
+ * the journal takes both (tg_path_take_parent): its own open of the
+ * directory and lstat of the name are saved, one syscall in all. 1: not
+ * taken (the directory cannot be opened, or the name is a symlink to
+ * follow); 0: proved, kept. A name right in the workspace is not taken:
+ * the journal looks it up through its own fd of the workspace. */
+static int resolve_followed(char *full)
+{
+	char *cut = strrchr(full, '/');
+	if (!kept.on || !keep_under || cut == full || !tg_path_is_under(full, keep_under))
+		return 1;
+	*cut = '\0';
+	int fd = -1, r = -1, e = 0;
+	struct stat st;
+	if (strcmp(full, keep_under) != 0) {
+		struct open_how how = { .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+			                .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
+		fd = (int)syscall(SYS_openat2, AT_FDCWD, full, &how, sizeof(how));
+		r = fd >= 0 ? fstatat(fd, cut + 1, &st, AT_SYMLINK_NOFOLLOW) : -1;
+		e = r < 0 ? errno : 0;
+	}
+	bool proved = fd >= 0 && ((r == 0 && !S_ISLNK(st.st_mode)) || (r < 0 && e == ENOENT));
+	if (proved) {
+		keep_or_close(full, fd);
+		if (kept.fd == fd) {
+			kept.leaf_err = r == 0 ? 0 : -ENOENT;
+			if (r == 0)
+				kept.leaf_st = st;
+		}
+	} else if (fd >= 0) {
+		close(fd);
+	}
+	*cut = '/';
+	return proved ? 0 : 1;
 }
 
 /* For a tracee that shares our root: when no component the walk would look
@@ -887,6 +943,10 @@ static int resolve_plain(char **fullp, bool follow, char **out)
 	char *full = *fullp;
 	if (!plainly_named(full))
 		return 1;
+	if (follow && resolve_followed(full) == 0) {
+		*out = steal_pointer(fullp);
+		return 0;
+	}
 	/* Without follow the last component is not looked at: its parent is,
 	 * unless that is / itself. */
 	char *cut = follow ? NULL : strrchr(full, '/');

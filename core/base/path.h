@@ -64,9 +64,16 @@ void tg_path_vouch_root(pid_t pid);
  * for both (the tracer turns it on for a stop; off closes what is left). */
 void tg_path_keep_parent(bool on);
 
+/* A followed name is proved the same way, through its directory and an
+ * lstat of its last component, when it lies in a directory below dir (the
+ * workspace: the journal looks it up there too). Not copied. */
+void tg_path_keep_under(const char *dir);
+
 /* The kept directory, if its path is dir's first len bytes: an O_PATH
- * fd, now the caller's to close. Else -1. */
-int tg_path_take_parent(const char *dir, size_t len);
+ * fd, now the caller's to close. Else -1. With a followed name's lstat:
+ * *leaf_err 0 and *leaf_st, or -ENOENT; else 1. */
+struct stat;
+int tg_path_take_parent(const char *dir, size_t len, int *leaf_err, struct stat *leaf_st);
 
 /* Tests only: true makes tg_path_resolve always walk component by component
  * (its fast path proves "no symlink on the way" with one openat2 call), so

@@ -1378,9 +1378,11 @@ static void seed_dircache(struct tg_txn *t, const char *abs, const char *rel)
 	const char *slash = strrchr(rel, '/');
 	if (!slash)
 		return; /* the workspace itself: its own fd */
-	int fd = tg_path_take_parent(abs, (size_t)(slash - abs));
+	int leaf_err = 1;
+	struct stat leaf;
+	int fd = tg_path_take_parent(abs, (size_t)(slash - abs), &leaf_err, &leaf);
 	if (fd >= 0)
-		tg_fs_dircache_seed(&t->dc, rel, (size_t)(slash - rel), fd);
+		tg_fs_dircache_seed(&t->dc, rel, (size_t)(slash - rel), fd, leaf_err, &leaf);
 }
 
 /* Whether a call may look at an existing file, and so at a quiet

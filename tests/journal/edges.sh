@@ -656,13 +656,21 @@ one_dir)
 	# and the journal looks the name up through that very fd (path.c's
 	# kept parent, txn.c seed_dircache): with calls on two directories
 	# (renames across them, each side's own removals and creations), every
-	# lookup must go through the right one, or the restore is wrong.
+	# lookup must go through the right one, or the restore is wrong. A
+	# followed name (an open for writing) is proved through its directory
+	# and an lstat of the name, which the journal takes as its own first
+	# lookup: a rewrite, a new name, a symlink to follow.
 	mkdir -p "$ws/a/deep" "$ws/b"
 	for f in x y z; do echo "a$f" >"$ws/a/$f"; echo "b$f" >"$ws/b/$f"; done
 	echo d >"$ws/a/deep/d"
+	echo at >"$ws/a/t"
+	ln -s ../a/t "$ws/b/link"
 	chmod 600 "$ws/a/y"
 	"$TG_TREEHASH" "$ws" >"$TG_TMP/before"
 	moves='import os, sys
+for name, text in (("b/z", "rewritten"), ("b/link", "through"), ("b/fresh", "new")):
+    with open(name, "w") as f:
+        f.write(text + "\n")
 os.rename("a/x", "b/x")          # over b/x: both sides journaled
 os.rename("b/y", "a/new")        # to a free name in the other directory
 os.unlink("a/z")
@@ -680,6 +688,8 @@ sys.exit(int(sys.argv[1]))'
 	assert_eq "b/x" ax "$(cat "$ws/b/x")"
 	assert_eq "a/new" by "$(cat "$ws/a/new")"
 	assert_eq "a/z" fresh "$(cat "$ws/a/z")"
+	assert_eq "b/z" rewritten "$(cat "$ws/b/z")"
+	assert_eq "a/t, through b/link" through "$(cat "$ws/a/t")"
 	assert_eq "undo" 0 "$(code h undo last)"
 	as_before "undo did not restore"
 	;;
