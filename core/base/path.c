@@ -843,6 +843,7 @@ static __thread struct {
 	 * leaf_err 0 with leaf_st, or -ENOENT; 1 when none was. */
 	int leaf_err;
 	struct stat leaf_st;
+	char leaf[NAME_MAX + 1];
 } kept = { .fd = -1, .leaf_err = 1 };
 
 /* Where a followed name's directory is worth keeping (the workspace):
@@ -867,15 +868,16 @@ void tg_path_keep_parent(bool on)
 	kept.on = on;
 }
 
-int tg_path_take_parent(const char *dir, size_t len, int *leaf_err, struct stat *leaf_st)
+int tg_path_take_parent(const char *path, size_t len, int *leaf_err, struct stat *leaf_st)
 {
-	if (kept.fd < 0 || len != kept.len || memcmp(dir, kept.dir, len) != 0)
+	if (kept.fd < 0 || len != kept.len || memcmp(path, kept.dir, len) != 0)
 		return -1;
 	int fd = kept.fd;
 	kept.fd = -1;
-	if (leaf_err)
-		*leaf_err = kept.leaf_err;
-	if (leaf_st && kept.leaf_err == 0)
+	/* The lstat only for the very name it was made for. */
+	bool same = kept.leaf_err <= 0 && path[len] == '/' && strcmp(path + len + 1, kept.leaf) == 0;
+	*leaf_err = same ? kept.leaf_err : 1;
+	if (same && kept.leaf_err == 0)
 		*leaf_st = kept.leaf_st;
 	return fd;
 }
@@ -922,7 +924,8 @@ static int resolve_followed(char *full)
 	bool proved = fd >= 0 && ((r == 0 && !S_ISLNK(st.st_mode)) || (r < 0 && e == ENOENT));
 	if (proved) {
 		keep_or_close(full, fd);
-		if (kept.fd == fd) {
+		if (kept.fd == fd && strlen(cut + 1) < sizeof(kept.leaf)) {
+			strcpy(kept.leaf, cut + 1);
 			kept.leaf_err = r == 0 ? 0 : -ENOENT;
 			if (r == 0)
 				kept.leaf_st = st;

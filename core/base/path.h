@@ -69,11 +69,12 @@ void tg_path_keep_parent(bool on);
  * workspace: the journal looks it up there too). Not copied. */
 void tg_path_keep_under(const char *dir);
 
-/* The kept directory, if its path is dir's first len bytes: an O_PATH
- * fd, now the caller's to close. Else -1. With a followed name's lstat:
- * *leaf_err 0 and *leaf_st, or -ENOENT; else 1. */
+/* The kept directory, if it is path's first len bytes (its directory): an
+ * O_PATH fd, now the caller's to close. Else -1. With the lstat of path's
+ * last component, when that is the name kept: *leaf_err 0 and *leaf_st,
+ * or -ENOENT; else 1. */
 struct stat;
-int tg_path_take_parent(const char *dir, size_t len, int *leaf_err, struct stat *leaf_st);
+int tg_path_take_parent(const char *path, size_t len, int *leaf_err, struct stat *leaf_st);
 
 /* Tests only: true makes tg_path_resolve always walk component by component
  * (its fast path proves "no symlink on the way" with one openat2 call), so
