@@ -359,6 +359,14 @@ int tg_recover_ex(const char *workspace, const char *state_dir, struct tg_recove
 	return recover_locked(sd, r);
 }
 
+/* The quiet creations' names (see "quiet creations"), forgotten. */
+static void quiet_drop(struct tg_txn *t)
+{
+	for (size_t i = 0; i < t->nquiet; i++)
+		free(t->quiet[i]);
+	t->nquiet = 0;
+}
+
 void tg_txn_free(struct tg_txn *t)
 {
 	if (!t)
@@ -383,8 +391,7 @@ void tg_txn_free(struct tg_txn *t)
 	for (size_t i = 0; i < t->npend; i++)
 		free(t->pend[i].rel);
 	free(t->pend);
-	for (size_t i = 0; i < t->nquiet; i++)
-		free(t->quiet[i]);
+	quiet_drop(t);
 	free(t->quiet);
 	tg_aliases_free(t->aliases);
 	free(t->workspace);
@@ -682,13 +689,6 @@ static int settle_by_name(struct tg_txn *t, size_t i)
  * then makes no lookup of its own per file. */
 
 #define TG_QUIET_MAX 65536
-
-static void quiet_drop(struct tg_txn *t)
-{
-	for (size_t i = 0; i < t->nquiet; i++)
-		free(t->quiet[i]);
-	t->nquiet = 0;
-}
 
 /* Each name's object joins `born` if the run made it (settle_made's way
  * for a creation without a record; by the name, which held the call's
