@@ -202,6 +202,7 @@ int tg_journal_preimage(const char *state_dir, const char *id, const struct tg_j
 struct collect {
 	struct tg_strset s;
 	int wsfd;
+	struct tg_fs_dircache dc; /* the records' parents: a run creates dir by dir */
 };
 
 /* Everything under a directory the run created: undo removes it all, so a
@@ -224,8 +225,13 @@ static int collect_paths(void *ud, const struct tg_jrec *r)
 	}
 	if (r->kind != TG_JREC_CREATED || !r->path[0])
 		return 0;
+	/* Most creations are files: one lstat through the cached parent
+	 * tells, where opening each as a directory took three calls. */
+	struct stat st;
 	const char *leaf;
-	_cleanup_close_ int pfd = tg_fs_parent(c->wsfd, r->path, &leaf);
+	if (tg_fs_lstat_cached(c->wsfd, &c->dc, r->path, &st) < 0 || !S_ISDIR(st.st_mode))
+		return 0;
+	int pfd = tg_fs_parent_cached(c->wsfd, &c->dc, r->path, &leaf);
 	_cleanup_close_ int dfd = pfd < 0 ? -1 : openat(pfd, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	return dfd < 0 ? 0 : tg_fs_walk_subtree(dfd, r->path, add_subtree_path, &c->s);
 }
@@ -264,6 +270,7 @@ int tg_journal_write_post(struct tg_journal *j)
 {
 	struct collect c = { .wsfd = j->wsfd };
 	int e = tg_journal_foreach(j, collect_paths, &c);
+	tg_fs_dircache_clear(&c.dc);
 	size_t n = c.s.n;
 	_cleanup_free_ const char **v = e ? NULL : tg_strset_keys(&c.s);
 	if (!e && n && !v)
