@@ -541,7 +541,12 @@ int tg_journal_parent(const struct tg_journal *j, const char *rel, const char **
 	return tg_fs_parent(j->wsfd, rel, leaf);
 }
 
-static uint64_t du_fd(int dfd)
+/* The bytes beneath dfd. top: dfd is that journal's dir, whose stash is
+ * counted once per record: only a record adds to it (a pre-image, a kept
+ * inode), and commit, which writes post and the tar's end, adds none. So
+ * the size commit records costs a stat of the few files at the top, not
+ * one per pre-image again. */
+static uint64_t du_fd(int dfd, struct tg_journal *top)
 {
 	DIR *d = tg_fs_opendir(dfd);
 	if (!d)
@@ -552,12 +557,20 @@ static uint64_t du_fd(int dfd)
 		struct stat st;
 		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;
-		if (S_ISDIR(st.st_mode)) {
+		bool stash = top && S_ISDIR(st.st_mode) && strcmp(de->d_name, "stash") == 0;
+		if (stash && top->stash_du_valid && top->stash_du_seq == top->seq) {
+			total += top->stash_du;
+		} else if (S_ISDIR(st.st_mode)) {
 			int sub = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			if (sub >= 0) {
-				total += du_fd(sub);
+			uint64_t n = sub >= 0 ? du_fd(sub, NULL) : 0;
+			if (sub >= 0)
 				close(sub);
+			if (stash && sub >= 0) {
+				top->stash_du = n;
+				top->stash_du_seq = top->seq;
+				top->stash_du_valid = true;
 			}
+			total += n;
 		} else {
 			total += (uint64_t)st.st_blocks * 512u;
 		}
@@ -576,7 +589,7 @@ uint64_t tg_journal_disk_bytes(struct tg_journal *j)
 		return j->du_bytes;
 	if (j->deferred)
 		return 0;
-	uint64_t total = du_fd(j->dirfd);
+	uint64_t total = du_fd(j->dirfd, j);
 	struct stat st;
 	if (fstatat(j->dirfd, TG_RESERVE_NAME, &st, AT_SYMLINK_NOFOLLOW) == 0) {
 		uint64_t r = (uint64_t)st.st_blocks * 512u;

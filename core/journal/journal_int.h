@@ -26,6 +26,8 @@ struct tg_journal {
 	uint64_t last_sync;
 	uint64_t du_bytes, du_seq; /* tg_journal_disk_bytes at record du_seq */
 	bool du_valid;
+	uint64_t stash_du, stash_du_seq; /* its stash's part (du_fd) */
+	bool stash_du_valid;
 };
 
 void tg_jmeta_from_stat(struct tg_jmeta *m, const struct stat *st);

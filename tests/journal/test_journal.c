@@ -259,6 +259,33 @@ Test(journal, reserve_is_set_aside_and_released)
 	cr_assert_null(txn_file("reserve"), "commit releases the reserve");
 }
 
+/* A removed file is kept by a link in the stash: its blocks are journal,
+ * in the summary and in what commit records for the history's byte bound
+ * (which counts the stash once per record, not again at commit). */
+Test(journal, stash_counts_in_the_committed_size)
+{
+	enum { SIZE = 1 << 20 };
+	static char big[SIZE];
+	memset(big, 'x', sizeof(big) - 1);
+	put("big", big);
+	open_txn();
+	cr_assert_eq(before(TG_OP_UNLINK, "big", NULL, 0), 0);
+	cr_assert_eq(unlink(P("big")), 0);
+	struct tg_changes c;
+	cr_assert_eq(tg_txn_changes(t, &c), 0);
+	unsigned long long summary = c.journal_bytes;
+	tg_changes_clear(&c);
+	cr_assert_geq(summary, SIZE - 1, "the stash's link: %llu", summary);
+	_cleanup_free_ char *id = tg_strdup(tg_txn_id(t));
+	cr_assert_eq(tg_txn_commit(t), 0);
+	struct tg_txinfo i;
+	cr_assert_eq(tg_journal_read_info(sd, id, &i), 0);
+	/* Commit adds its post file and drops nothing that was journal. */
+	cr_assert_geq(i.journal_bytes, summary, "%llu < %llu", (unsigned long long)i.journal_bytes, summary);
+	cr_assert_lt(i.journal_bytes, summary + 64 * 1024, "%llu", (unsigned long long)i.journal_bytes);
+	tg_txinfo_clear(&i);
+}
+
 Test(journal, rollback_releases_the_reserve_first)
 {
 	put("a", "a");
