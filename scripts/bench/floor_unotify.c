@@ -1,0 +1,172 @@
+/* floor_unotify — floor.c's question for seccomp user notification.
+ *
+ * Usage: floor_unotify [--sync] CMD [ARGS...]
+ * Runs CMD (one process, no fork following) under a filter that returns
+ * SECCOMP_RET_USER_NOTIF for chmod, unlinkat and openat, and a supervisor that
+ * answers each notification "continue" (SECCOMP_USER_NOTIF_FLAG_CONTINUE) without
+ * looking at it: no ptrace stop, two ioctls per call. With --sync the listener asks
+ * for synchronous wake-ups (SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP, Linux 6.6): the
+ * notifying task and the supervisor hand the CPU to each other instead of waking
+ * one another across CPUs. trapcost under it minus trapcost native is what a stop
+ * would cost a supervisor built on notifications instead of ptrace, on this kernel
+ * and hypervisor (docs/benchmarks.md). The child exits 125 when the kernel lacks
+ * what it asks for, so that the bench can leave the row out.
+ */
+#include <errno.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Newer than the uapi headers of Debian 12. */
+#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
+#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
+#endif
+#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
+#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
+#endif
+
+static int install_filter(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_chmod, 3, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_unlinkat, 2, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_openat, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
+	};
+	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return -1;
+	return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+}
+
+static int send_fd(int sock, int fd)
+{
+	char byte = 0, ctl[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof(ctl) };
+	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+
+	memset(ctl, 0, sizeof(ctl));
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	return sendmsg(sock, &m, 0) == 1 ? 0 : -1;
+}
+
+static int recv_fd(int sock)
+{
+	char byte, ctl[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof(ctl) };
+	struct cmsghdr *c;
+	int fd;
+
+	if (recvmsg(sock, &m, 0) != 1 || !(c = CMSG_FIRSTHDR(&m)) || c->cmsg_type != SCM_RIGHTS)
+		return -1;
+	memcpy(&fd, CMSG_DATA(c), sizeof(int));
+	return fd;
+}
+
+/* The filter is the child's own (it applies to the caller); the listener comes
+ * to the parent through the socket, and the child waits for the parent's byte
+ * so that no trapped call is made before anyone listens. */
+static void child(int sock, char **argv)
+{
+	char go;
+	int fd = install_filter();
+
+	if (fd < 0 || send_fd(sock, fd) < 0 || read(sock, &go, 1) != 1) {
+		perror("floor_unotify: child setup");
+		_exit(125);
+	}
+	close(fd);
+	close(sock);
+	execvp(argv[0], argv);
+	perror("floor_unotify: exec");
+	_exit(127);
+}
+
+static int serve(int fd)
+{
+	struct seccomp_notif req;
+	struct seccomp_notif_resp resp;
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	for (;;) {
+		/* POLLHUP: every task of the filter is gone. */
+		if (poll(&p, 1, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (p.revents & POLLHUP)
+			return 0;
+		memset(&req, 0, sizeof(req));
+		if (ioctl(fd, SECCOMP_IOCTL_NOTIF_RECV, &req) < 0) {
+			if (errno == EINTR || errno == ENOENT)
+				continue;
+			return -1;
+		}
+		resp = (struct seccomp_notif_resp){ .id = req.id, .flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE };
+		/* ENOENT: the task died or was interrupted meanwhile. */
+		if (ioctl(fd, SECCOMP_IOCTL_NOTIF_SEND, &resp) < 0 && errno != ENOENT)
+			return -1;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	int sv[2], fd, status;
+	bool sync = argc > 1 && strcmp(argv[1], "--sync") == 0;
+	char **cmd = argv + 1 + sync;
+	pid_t pid;
+
+	if (!cmd[0]) {
+		fprintf(stderr, "usage: floor_unotify [--sync] CMD [ARGS...]\n");
+		return 2;
+	}
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+		return 125;
+	pid = fork();
+	if (pid < 0)
+		return 125;
+	if (pid == 0) {
+		close(sv[0]);
+		child(sv[1], cmd);
+	}
+	close(sv[1]);
+	fd = recv_fd(sv[0]);
+	if (fd < 0) {
+		waitpid(pid, &status, 0);
+		return 125;
+	}
+	if (sync && ioctl(fd, SECCOMP_IOCTL_NOTIF_SET_FLAGS, SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP, 0) < 0) {
+		perror("floor_unotify: SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP");
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		return 125;
+	}
+	if (write(sv[0], "g", 1) != 1)
+		return 125;
+	close(sv[0]);
+	int r = serve(fd);
+	if (waitpid(pid, &status, 0) < 0 || r < 0)
+		return 125;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
