@@ -209,18 +209,17 @@ section_forkexec() {
 # VM whose idle vCPUs halt at once, waking the tracer on the other CPU costs more than
 # everything txguard does at a stop, and pinning shows how much. "unotify-sync" is the
 # same do-nothing supervisor built on seccomp user notifications with synchronous
-# wake-ups (bench/floor_unotify.c, Linux 6.6): what a stop would cost without ptrace
+# wake-ups (floor --unotify-sync, Linux 6.6): what a stop would cost without ptrace
 # (left out where the kernel cannot).
 section_trapcost() {
 	say "== trapcost: $TRAP_N calls per mode, per-call time inside the process"
 	local bin="$RUN/trapcost" ws="$RUN/tc" mode v r out
 	cc -O2 -o "$bin" "$HERE/bench/trapcost.c" || die "cannot compile trapcost.c"
 	cc -O2 -o "$RUN/floor" "$HERE/bench/floor.c" || die "cannot compile floor.c"
-	cc -O2 -o "$RUN/floor_unotify" "$HERE/bench/floor_unotify.c" || die "cannot compile floor_unotify.c"
 	mkdir -p "$ws"
 	: >"$ws/f"
 	local vs="native floor floor-pin"
-	"$RUN/floor_unotify" --sync true 2>/dev/null && vs+=" unotify-sync"
+	"$RUN/floor" --unotify-sync true 2>/dev/null && vs+=" unotify-sync"
 	[ "$TG_OK" = 1 ] && vs+=" txguard txguard-pin"
 	vs+=" strace-trap"
 	for mode in chmod unlink openwr openrd getppid; do
@@ -232,7 +231,7 @@ section_trapcost() {
 				native) out=$(cd "$ws" && "${cmd[@]}") ;;
 				floor) out=$(cd "$ws" && "$RUN/floor" "${cmd[@]}") ;;
 				floor-pin) out=$(cd "$ws" && taskset -c 0 "$RUN/floor" "${cmd[@]}") ;;
-				unotify-sync) out=$(cd "$ws" && "$RUN/floor_unotify" --sync "${cmd[@]}") ;;
+				unotify-sync) out=$(cd "$ws" && "$RUN/floor" --unotify-sync "${cmd[@]}") ;;
 				txguard) out=$(cd "$ws" && tg "$ws" "${cmd[@]}") ;;
 				txguard-pin) out=$(cd "$ws" && taskset -c 0 "$TXGUARD" -q --no-default-policy \
 					-p "$REPO/policy.d" --state-dir "$RUN/st-pin" -w "$ws" -- "${cmd[@]}"; rm -rf "$RUN/st-pin") ;;
