@@ -984,6 +984,22 @@ static int resolve_plain(char **fullp, bool follow, char **out)
 	return 0;
 }
 
+int tg_path_open_plain(const char *abs, int *fd)
+{
+	*fd = -1;
+	if (!abs || !plainly_named(abs))
+		return 0;
+	struct open_how how = { .flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
+	int f = (int)syscall(SYS_openat2, AT_FDCWD, abs, &how, sizeof(how));
+	if (f >= 0) {
+		*fd = f;
+		return 1;
+	}
+	/* ENOENT: missing, none before it a symlink (that is ELOOP). Any
+	 * other failure is the walk's to name. */
+	return errno == ENOENT;
+}
+
 /* For ourselves, when the fast path above met a symlink: the kernel follows
  * them all, magic links too (/dev/stdout -> /proc/self/fd/1 -> the file),
  * and prints the path of what it reached, in our view, as the walk would

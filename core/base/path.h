@@ -42,6 +42,14 @@ char *tg_path_expand_home(const char *p, const char *home);
  * not exist is still resolved as far as it goes and returned lexically. */
 int tg_path_resolve(pid_t pid, int dirfd, const char *path, bool follow, bool empty_path, char **out);
 
+/* Our own absolute path, when it is its own resolution (as tg_path_resolve
+ * would give it, following the last component): plainly named (no ".",
+ * "..", empty component, not under /proc) and no symlink on the way. 1:
+ * it is, with *fd an O_PATH fd of what it names, or -1 when a component is
+ * missing; 0: the walk must tell (a symlink, another name, any error). One
+ * openat2(2) where resolving and then opening it takes two. */
+int tg_path_open_plain(const char *abs, int *fd);
+
 /* True when thread pid's root cannot be named in our view (another mount
  * namespace's root, after a setns): tg_path_resolve then fails with EACCES
  * rather than judge a path in the tracee's own view. */

@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -101,14 +102,22 @@ struct ll {
 	size_t nrules;
 	char **excl;          /* canonical excluded paths that exist */
 	char **places;        /* canonical writable places, the devices first */
+	/* Per place, what proving it canonical opened (tg_path_open_plain): an
+	 * fd for its rule, ABSENT (no rule), or UNOPENED (build opens it). */
+	int *place_fd;
+	size_t nfd;           /* place_fd's entries: one per place */
 	char **roots;         /* the places build() granted whole: one rule each */
 };
+
+enum { UNOPENED = -1, ABSENT = -2 };
 
 /* Rights a rule on an object of this type may carry. */
 static uint64_t rights_for(mode_t mode, uint64_t rights)
 {
 	return S_ISDIR(mode) ? rights : rights & LL_FILE_RIGHTS;
 }
+
+static int add_rule_fd(struct ll *ll, int fd, unsigned char type, uint64_t rights);
 
 /* A rule for `name` in dirfd (AT_FDCWD and a full path, or a directory
  * being listed and an entry's name). type is the entry's DT_* from
@@ -125,6 +134,12 @@ static int add_rule_at(struct ll *ll, int dirfd, const char *name, unsigned char
 	 * users sit on the way to the secrets in $HOME). */
 	if (fd < 0)
 		return errno == ENOENT || errno == ELOOP || errno == EACCES ? 0 : -errno;
+	return add_rule_fd(ll, fd, type, rights);
+}
+
+/* The rule for what fd (O_PATH) names, of DT_* type (DT_UNKNOWN: fstat). */
+static int add_rule_fd(struct ll *ll, int fd, unsigned char type, uint64_t rights)
+{
 	struct stat st = { .st_mode = type == DT_DIR ? S_IFDIR : S_IFREG };
 	bool stated = type == DT_UNKNOWN;
 	if (stated && fstat(fd, &st) < 0)
@@ -230,6 +245,17 @@ static int grant_except_path(struct ll *ll, const char *path, uint64_t rights)
 	return grant_except(ll, AT_FDCWD, path, DT_UNKNOWN, path, rights);
 }
 
+/* Place i: through the fd that proved it canonical, when it is granted
+ * whole; else as any path. */
+static int grant_place(struct ll *ll, size_t i, uint64_t rights)
+{
+	const char *place = ll->places[i];
+	int fd = i < ll->nfd ? ll->place_fd[i] : UNOPENED;
+	if (fd == UNOPENED || is_excluded(ll, place) || excl_beneath(ll, place))
+		return grant_except_path(ll, place, rights);
+	return fd == ABSENT ? 0 : add_rule_fd(ll, fd, DT_UNKNOWN, rights);
+}
+
 /* Directories on the way to an excluded path keep their listing: READ_DIR
  * on "/" (it applies beneath, to directories only). */
 static int grant_listing(struct ll *ll)
@@ -293,6 +319,44 @@ static int push_canonical(pid_t self, char ***v, const char *p, bool existing)
 	return listed(*v, c) ? 0 : tg_strv_push(v, c);
 }
 
+/* A writable place, with what proving it canonical opened: a place that
+ * is its own canonical form (most are) is opened once, for both. */
+static int push_place(pid_t self, struct ll *ll, const char *p)
+{
+	size_t n = tg_strv_len(ll->places);
+	int *v = realloc(ll->place_fd, (n + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	ll->place_fd = v;
+	int fd = UNOPENED;
+	int r = p && !listed(ll->places, p) ? tg_path_open_plain(p, &fd) : 0;
+	if (r == 0) {
+		fd = UNOPENED;
+		r = push_canonical(self, &ll->places, p, false);
+	} else if ((r = tg_strv_push(&ll->places, p)) == 0 && fd < 0) {
+		fd = ABSENT;
+	}
+	if (r == 0 && tg_strv_len(ll->places) > n) {
+		v[n] = fd;
+		ll->nfd = n + 1;
+	} else if (fd >= 0) {
+		close(fd);
+	}
+	return r;
+}
+
+static void places_clear(struct ll *ll)
+{
+	for (size_t i = 0; i < ll->nfd; i++)
+		if (ll->place_fd[i] >= 0)
+			close(ll->place_fd[i]);
+	free(ll->place_fd);
+	ll->place_fd = NULL;
+	ll->nfd = 0;
+	tg_strv_free(ll->places);
+	ll->places = NULL;
+}
+
 /* The spec's places in canonical form, once for the ruleset and its view. */
 static int collect(struct ll *ll, const struct tg_landlock_spec *spec)
 {
@@ -307,9 +371,9 @@ static int collect(struct ll *ll, const struct tg_landlock_spec *spec)
 		for (size_t i = 0; r == 0 && i < counts[l]; i++)
 			r = push_canonical(self, &ll->excl, lists[l][i], true);
 	for (size_t i = 0; r == 0 && default_writable[i]; i++)
-		r = push_canonical(self, &ll->places, default_writable[i], false);
+		r = push_place(self, ll, default_writable[i]);
 	for (size_t i = 0; r == 0 && i < spec->nwritable; i++)
-		r = push_canonical(self, &ll->places, spec->writable[i], false);
+		r = push_place(self, ll, spec->writable[i]);
 	return r;
 }
 
@@ -322,7 +386,7 @@ static int build(struct ll *ll)
 	for (size_t i = 0; r >= 0 && ll->places && ll->places[i]; i++) {
 		const char *place = ll->places[i];
 		size_t before = ll->nrules;
-		r = grant_except_path(ll, place, LL_READ | LL_WRITE);
+		r = grant_place(ll, i, LL_READ | LL_WRITE);
 		/* Granted whole: its one rule, and no exclusion at or in it
 		 * (then its entries were granted one by one, if any). */
 		if (r >= 0 && ll->nrules == before + 1 && !is_excluded(ll, place) && !excl_beneath(ll, place))
@@ -339,7 +403,7 @@ int tg_landlock_view_new(const struct tg_landlock_spec *spec, struct tg_landlock
 	if (r == 0)
 		r = tg_landlock_view_from(ll.excl, ll.places, out);
 	tg_strv_free(ll.excl);
-	tg_strv_free(ll.places);
+	places_clear(&ll);
 	return r;
 }
 
@@ -369,7 +433,7 @@ int tg_landlock_build_viewed(const struct tg_landlock_spec *spec, size_t *nrules
 	if (r >= 0 && view)
 		r = tg_landlock_view_of(ll.excl, ll.roots, view);
 	tg_strv_free(ll.excl);
-	tg_strv_free(ll.places);
+	places_clear(&ll);
 	tg_strv_free(ll.roots);
 	if (r < 0) {
 		close(ll.fd);

@@ -510,6 +510,59 @@ Test(resolve, fast_path_agrees_with_the_walk)
 	}
 }
 
+/* tg_path_open_plain (the Landlock ruleset's places): whenever it claims a
+ * path is its own resolution, the walk says the same, and its fd is of
+ * the object the path names, or none when the walk finds nothing there. */
+Test(resolve, open_plain_agrees_with_the_walk)
+{
+	int claimed = 0, opened = 0;
+	for (unsigned s = 1; s <= 40; s++) {
+		char cmd[PATH_MAX * 3];
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'/* '%s'/.[!.]*", tmp, tmp);
+		cr_assert_eq(system(cmd), 0);
+		unsigned seed = s;
+		random_tree(&seed);
+		for (int i = 0; i < 60; i++) {
+			char path[PATH_MAX * 2];
+			size_t len = (size_t)snprintf(path, sizeof(path), "%s", tmp);
+			int depth = 1 + rand_r(&seed) % 4;
+			for (int d = 0; d < depth; d++)
+				len += (size_t)snprintf(path + len, sizeof(path) - len, "/%s", names[rand_r(&seed) % 6]);
+			int fd = -2;
+			int r = tg_path_open_plain(path, &fd);
+			cr_assert(r == 0 || r == 1, "%s: %d", path, r);
+			if (r == 0) {
+				cr_assert_eq(fd, -1, "%s: not proved, yet an fd", path);
+				continue;
+			}
+			claimed++;
+			char *walk = NULL;
+			tg_path_fast_disabled = true;
+			int rw = tg_path_resolve(getpid(), AT_FDCWD, path, true, false, &walk);
+			tg_path_fast_disabled = false;
+			cr_assert_eq(rw, 0, "seed %u: %s: walk %d", s, path, rw);
+			cr_assert_str_eq(walk, path, "seed %u: claimed its own resolution", s);
+			struct stat a, b;
+			bool exists = lstat(walk, &a) == 0;
+			cr_assert_eq(fd >= 0, exists, "seed %u: %s: fd %d", s, path, fd);
+			if (fd >= 0) {
+				opened++;
+				cr_assert_eq(fstat(fd, &b), 0);
+				cr_assert(a.st_dev == b.st_dev && a.st_ino == b.st_ino, "seed %u: %s: another object", s, path);
+				close(fd);
+			}
+			free(walk);
+		}
+	}
+	cr_assert_gt(claimed, opened, "some missing paths were claimed");
+	cr_assert_gt(opened, 0, "some existing paths were claimed");
+	int fd;
+	cr_assert_eq(tg_path_open_plain("relative", &fd), 0);
+	cr_assert_eq(tg_path_open_plain("/proc/self", &fd), 0);
+	cr_assert_eq(tg_path_open_plain("/tmp/../tmp", &fd), 0);
+	cr_assert_eq(fd, -1);
+}
+
 /* Our own magic links (/dev/stdout, /dev/fd/N, /proc/self/fd/N): the
  * kernel's answer and the walk's are the file the fd holds, for a symlink
  * on the way too, and both say the same for a pipe, which names no file.
