@@ -373,7 +373,10 @@ void tg_journal_drop_reserve(struct tg_journal *j)
 /* The dir, its files and its entry in txn/, durable before any record counts. */
 static int make_dir(struct tg_journal *j)
 {
-	int r = tg_fs_mkdir_p(j->dir);
+	/* Not clean from here on: durable with the dir, by txn/'s fsync below. */
+	int r = tg_journal_clean_drop(j->state_dir, false);
+	if (!r)
+		r = tg_fs_mkdir_p(j->dir);
 	if (!r)
 		r = open_dirs(j);
 	if (!r)

@@ -279,6 +279,27 @@ int tg_journal_runs_dir(const char *state_dir, DIR **out);
 /* Remove a transaction dir (after rollback, or pruning). */
 int tg_journal_remove_dir(const char *state_dir, const char *id);
 
+/* ---- "nothing to recover", kept (post.c) ----
+ *
+ * Knowing that no run needs recovery took reading every run's info at
+ * every start: 250 syscalls with the default 50 runs of history.
+ * <state_dir>/txn/.clean says it instead, for as long as it holds:
+ *   - it is made when no run is open, rolling back or rolled back, and
+ *     every run dir has its info (after a commit or a rollback, or a
+ *     recovery that left nothing to do), and holds txn/'s inode, link
+ *     count and mtime as they were once it was made;
+ *   - it counts only while txn/ still has them: a run dir made, removed
+ *     or retired since (by any txguard, of any version) moves them;
+ *   - a new run's dir is made only after it is removed, and the fsync of
+ *     txn/ that makes the dir durable makes its removal durable too;
+ *   - a restore (rollback, undo, redo) removes it, durably, before its
+ *     run's state says "rolling back".
+ * Call all three under the workspace lock. */
+bool tg_journal_clean(const char *state_dir);
+void tg_journal_clean_mark(const char *state_dir);
+/* 0 when there is none (any more), or -errno: then nothing may go on. */
+int tg_journal_clean_drop(const char *state_dir, bool sync);
+
 /* ---- history pruning off the command's path (gc.c) ----
  *
  * A run that leaves the history bound is retired, not removed: its dir

@@ -350,6 +350,57 @@ int tg_journal_runs_dir(const char *state_dir, DIR **out)
 	return *out || errno == ENOENT ? 0 : -errno;
 }
 
+#define CLEAN_NAME ".clean"
+
+/* What of txn/ the marker holds: a run dir made, removed or retired moves
+ * its link count (where subdirectories count, as on ext4, xfs, tmpfs) and
+ * its mtime. */
+static int clean_text(int txnfd, char *buf, size_t size)
+{
+	struct stat st;
+	if (fstat(txnfd, &st) < 0)
+		return -errno;
+	int n = snprintf(buf, size, "%llu %llu %lld.%09ld\n", (unsigned long long)st.st_ino,
+	                 (unsigned long long)st.st_nlink, (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+	return n > 0 && (size_t)n < size ? n : -EOVERFLOW;
+}
+
+bool tg_journal_clean(const char *state_dir)
+{
+	_cleanup_free_ char *txn = tg_asprintf("%s/txn", state_dir);
+	_cleanup_close_ int dfd = txn ? open(txn, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+	_cleanup_close_ int fd = dfd < 0 ? -1 : openat(dfd, CLEAN_NAME, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	char want[96], have[96];
+	int n = fd < 0 ? -1 : clean_text(dfd, want, sizeof(want));
+	return n > 0 && read(fd, have, sizeof(have)) == n && memcmp(have, want, (size_t)n) == 0;
+}
+
+/* Not synced: a marker lost in a crash costs the next start one full pass. */
+void tg_journal_clean_mark(const char *state_dir)
+{
+	_cleanup_free_ char *txn = tg_asprintf("%s/txn", state_dir);
+	_cleanup_close_ int dfd = txn ? open(txn, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+	_cleanup_close_ int fd = dfd < 0 ? -1 : openat(dfd, CLEAN_NAME, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
+	                                                                O_CLOEXEC, 0600);
+	char text[96];
+	int n = fd < 0 ? -1 : clean_text(dfd, text, sizeof(text));
+	if (n > 0 && tg_write_all(fd, text, (size_t)n) < 0)
+		(void)unlinkat(dfd, CLEAN_NAME, 0);
+}
+
+int tg_journal_clean_drop(const char *state_dir, bool sync)
+{
+	_cleanup_free_ char *txn = tg_asprintf("%s/txn", state_dir);
+	if (!txn)
+		return -ENOMEM;
+	_cleanup_close_ int dfd = open(txn, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (unlinkat(dfd, CLEAN_NAME, 0) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	return sync ? tg_fs_fsync_dir(dfd) : 0;
+}
+
 int tg_journal_sweep(const char *state_dir)
 {
 	DIR *d;

@@ -1256,7 +1256,11 @@ int tg_journal_restore(struct tg_journal *j, const struct tg_restore_opts *o)
 	bool was_committed = j->info.ended_ns != 0;
 	u.replay = tg_journal_state(j) == TG_JSTATE_ROLLING_BACK;
 	tg_journal_drop_reserve(j); /* the room info.tmp, progress and remap need */
-	int e = tg_journal_set_state(j, TG_JSTATE_ROLLING_BACK);
+	/* A committed run's state changes inside its own dir, which leaves
+	 * txn/'s marker valid: it goes first, durably (journal.h). */
+	int e = tg_journal_clean_drop(j->state_dir, true);
+	if (!e)
+		e = tg_journal_set_state(j, TG_JSTATE_ROLLING_BACK);
 	if (!e)
 		e = tg_jrecs_load(j, &u.recs, true);
 	if (e < 0) {

@@ -274,8 +274,13 @@ static int recover_locked(const char *state_dir, struct tg_recovery *r)
 {
 	struct tg_txinfo *v;
 	size_t n;
-	if (nothing_to_recover(state_dir))
+	/* Most starts: the marker a clean end left (journal.h). */
+	if (tg_journal_clean(state_dir))
 		return 0;
+	if (nothing_to_recover(state_dir)) {
+		tg_journal_clean_mark(state_dir);
+		return 0;
+	}
 	int e = tg_journal_sweep(state_dir);
 	if (!e)
 		e = recover_undos(state_dir, r);
@@ -310,6 +315,8 @@ static int recover_locked(const char *state_dir, struct tg_recovery *r)
 			r->restored++;
 	}
 	tg_txinfo_free_all(v, n);
+	if (!e)
+		tg_journal_clean_mark(state_dir);
 	return e;
 }
 
@@ -1651,6 +1658,8 @@ int tg_txn_commit(struct tg_txn *t)
 	if (!t->join && tg_changes_none(t->counts)) {
 		int d = tg_journal_remove_dir(t->state_dir, tg_journal_id(t->j));
 		t->finished = d == 0;
+		if (!d)
+			tg_journal_clean_mark(t->state_dir);
 		return d;
 	}
 	int e = tg_journal_commit(t->j, t->counts);
@@ -1664,7 +1673,11 @@ int tg_txn_commit(struct tg_txn *t)
 		return e;
 	}
 	t->finished = true;
-	return prune_history(t);
+	/* After the prune: the marker holds txn/ as the retirements left it. */
+	e = prune_history(t);
+	if (!e)
+		tg_journal_clean_mark(t->state_dir);
+	return e;
 }
 
 int tg_txn_rollback(struct tg_txn *t, void (*progress)(void *ud, size_t done, size_t total), void *ud)
@@ -1681,5 +1694,8 @@ int tg_txn_rollback(struct tg_txn *t, void (*progress)(void *ud, size_t done, si
 	if (e < 0)
 		return e;
 	t->finished = true;
-	return tg_journal_remove_dir(t->state_dir, tg_journal_id(t->j));
+	e = tg_journal_remove_dir(t->state_dir, tg_journal_id(t->j));
+	if (!e)
+		tg_journal_clean_mark(t->state_dir);
+	return e;
 }

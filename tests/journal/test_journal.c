@@ -706,6 +706,49 @@ Test(journal, interrupted_transaction_is_recovered_by_next_open)
  * path); what the full pass does must still happen when the listing and
  * the directory disagree: a run dir without its info (a creation cut
  * short) is dropped, and the committed runs stay. */
+/* A start with history reads no run's info when the last end left
+ * txn/.clean (journal.h): made by a clean commit, it stops counting when a
+ * run dir is made, by this txguard (which removes it first) or by any
+ * other (txn/ moved), and a crash between then and the commit finds no
+ * marker: the next start recovers. */
+Test(journal, clean_marker_spares_the_listing_until_a_run_dir_moves)
+{
+	put("f", "v1");
+	cr_assert_not(tg_journal_clean(sd), "no history yet");
+	open_txn();
+	commit_new_file(0);
+	cr_assert(tg_journal_clean(sd), "a clean commit leaves the marker");
+	open_txn();
+	cr_assert(tg_journal_clean(sd), "a start that found it keeps it");
+	cr_assert_eq(before(TG_OP_OPEN, "f", NULL, O_WRONLY | O_TRUNC), 0);
+	cr_assert_not(tg_journal_clean(sd), "a run dir made: not clean");
+	char mark[512];
+	snprintf(mark, sizeof(mark), "%s/txn/.clean", sd);
+	cr_assert_eq(access(mark, F_OK), -1, "removed before the dir was made, not just outdated");
+	put("f", "v2");
+	tg_txn_free(t); /* interrupted */
+	t = NULL;
+	int n = -1;
+	cr_assert_eq(tg_recover(ws, sd, &n), 0);
+	cr_assert_eq(n, 1, "the interrupted run is restored");
+	_cleanup_free_ char *s1 = get("f");
+	cr_assert_str_eq(s1, "v1");
+	cr_assert(tg_journal_clean(sd), "a recovery that left nothing marks it");
+	char other[512];
+	snprintf(other, sizeof(other), "%s/txn/20990101T000000.000-fedcba", sd);
+	cr_assert_eq(mkdir(other, 0700), 0);
+	cr_assert_not(tg_journal_clean(sd), "a dir made behind its back: not clean");
+	cr_assert_eq(rmdir(other), 0);
+	open_txn();
+	commit_new_file(1);
+	cr_assert(tg_journal_clean(sd));
+	int fd = open(mark, O_WRONLY | O_TRUNC);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, "0 0 0.0\n", 8), 8);
+	close(fd);
+	cr_assert_not(tg_journal_clean(sd), "what it holds must be txn/ as it is");
+}
+
 Test(journal, quiet_history_still_drops_a_half_made_run_dir)
 {
 	for (int k = 0; k < 3; k++) {
