@@ -478,22 +478,34 @@ static void random_tree(unsigned *seed)
 	}
 }
 
+/* Random tree number s, alone in tmp; seed then goes on from it. */
+static void fresh_tree(unsigned s, unsigned *seed)
+{
+	char cmd[PATH_MAX * 3];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'/* '%s'/.[!.]*", tmp, tmp);
+	cr_assert_eq(system(cmd), 0);
+	*seed = s;
+	random_tree(seed);
+}
+
+/* One to four of the names, beneath tmp when abs, else relative. */
+static void random_path(unsigned *seed, bool abs, char *path, size_t size)
+{
+	size_t len = abs ? (size_t)snprintf(path, size, "%s", tmp) : 0;
+	int depth = 1 + rand_r(seed) % 4;
+	for (int d = 0; d < depth; d++)
+		len += (size_t)snprintf(path + len, size - len, "%s%s", len ? "/" : "", names[rand_r(seed) % 6]);
+}
+
 Test(resolve, fast_path_agrees_with_the_walk)
 {
 	for (unsigned s = 1; s <= 40; s++) {
-		char cmd[PATH_MAX * 3];
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'/* '%s'/.[!.]*", tmp, tmp);
-		cr_assert_eq(system(cmd), 0);
-		unsigned seed = s;
-		random_tree(&seed);
+		unsigned seed;
+		fresh_tree(s, &seed);
 		for (int i = 0; i < 60; i++) {
 			char path[PATH_MAX * 2];
 			bool abs = rand_r(&seed) % 2;
-			size_t len = abs ? (size_t)snprintf(path, sizeof(path), "%s", tmp) : 0;
-			int depth = 1 + rand_r(&seed) % 4;
-			for (int d = 0; d < depth; d++)
-				len += (size_t)snprintf(path + len, sizeof(path) - len, "%s%s", len ? "/" : "",
-				                        names[rand_r(&seed) % 6]);
+			random_path(&seed, abs, path, sizeof(path));
 			bool follow = rand_r(&seed) % 2;
 			char *fast = NULL, *walk = NULL;
 			tg_path_fast_disabled = false;
@@ -517,17 +529,11 @@ Test(resolve, open_plain_agrees_with_the_walk)
 {
 	int claimed = 0, opened = 0;
 	for (unsigned s = 1; s <= 40; s++) {
-		char cmd[PATH_MAX * 3];
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'/* '%s'/.[!.]*", tmp, tmp);
-		cr_assert_eq(system(cmd), 0);
-		unsigned seed = s;
-		random_tree(&seed);
+		unsigned seed;
+		fresh_tree(s, &seed);
 		for (int i = 0; i < 60; i++) {
 			char path[PATH_MAX * 2];
-			size_t len = (size_t)snprintf(path, sizeof(path), "%s", tmp);
-			int depth = 1 + rand_r(&seed) % 4;
-			for (int d = 0; d < depth; d++)
-				len += (size_t)snprintf(path + len, sizeof(path) - len, "/%s", names[rand_r(&seed) % 6]);
+			random_path(&seed, true, path, sizeof(path));
 			int fd = -2;
 			int r = tg_path_open_plain(path, &fd);
 			cr_assert(r == 0 || r == 1, "%s: %d", path, r);
