@@ -294,6 +294,7 @@ int tg_journal_remove_dir(const char *state_dir, const char *id);
  *     txn/ that makes the dir durable makes its removal durable too;
  *   - a restore (rollback, undo, redo) removes it, durably, before its
  *     run's state says "rolling back".
+ * A start takes it; `txguard recover` does not (txn.c, recover_locked).
  * Call all three under the workspace lock. */
 bool tg_journal_clean(const char *state_dir);
 void tg_journal_clean_mark(const char *state_dir);

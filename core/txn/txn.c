@@ -270,12 +270,13 @@ static bool nothing_to_recover(const char *state_dir)
 	return quiet;
 }
 
-static int recover_locked(const char *state_dir, struct tg_recovery *r)
+/* mark_ok: a start, which takes the mark a clean end left (journal.h);
+ * `txguard recover` never does, it reads every run. */
+static int recover_locked(const char *state_dir, struct tg_recovery *r, bool mark_ok)
 {
 	struct tg_txinfo *v;
 	size_t n;
-	/* Most starts: the marker a clean end left (journal.h). */
-	if (tg_journal_clean(state_dir))
+	if (mark_ok && tg_journal_clean(state_dir))
 		return 0;
 	if (nothing_to_recover(state_dir)) {
 		tg_journal_clean_mark(state_dir);
@@ -363,7 +364,7 @@ int tg_recover_ex(const char *workspace, const char *state_dir, struct tg_recove
 	_cleanup_close_ int lock = take_lock(sd, TG_LOCK_FAIL);
 	if (lock < 0)
 		return lock;
-	return recover_locked(sd, r);
+	return recover_locked(sd, r, false);
 }
 
 /* The quiet creations' names (see "quiet creations"), forgotten. */
@@ -486,7 +487,7 @@ int tg_txn_open(struct tg_txn **out, const struct tg_txn_opts *opts)
 	if (!e)
 		e = t->lockfd = take_lock(t->state_dir, opts->lock);
 	if (e >= 0)
-		e = recover_locked(t->state_dir, &t->recovery);
+		e = recover_locked(t->state_dir, &t->recovery, true);
 	/* A member of a multi-command transaction is named in its history
 	 * at once; a plain run makes its journal dir at its first record
 	 * (tg_journal_create_deferred): one that changes nothing leaves no
