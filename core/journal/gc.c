@@ -12,11 +12,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "journal.h"
+#include "journal_int.h"
 #include "base/fs.h"
 #include "base/util.h"
 
-static int open_sub(const char *state_dir, const char *sub)
+int tg_journal_open_sub(const char *state_dir, const char *sub)
 {
 	_cleanup_free_ char *p = tg_asprintf("%s/%s", state_dir, sub);
 	if (!p)
@@ -45,8 +45,8 @@ int tg_journal_retire(const char *state_dir, const char *id)
 
 int tg_journal_retire_sync(const char *state_dir)
 {
-	_cleanup_close_ int txn = open_sub(state_dir, "txn");
-	_cleanup_close_ int trash = open_sub(state_dir, "trash");
+	_cleanup_close_ int txn = tg_journal_open_sub(state_dir, "txn");
+	_cleanup_close_ int trash = tg_journal_open_sub(state_dir, "trash");
 	if (txn < 0)
 		return txn;
 	if (trash < 0)
@@ -57,7 +57,7 @@ int tg_journal_retire_sync(const char *state_dir)
 
 bool tg_journal_has_trash(const char *state_dir)
 {
-	_cleanup_close_ int fd = open_sub(state_dir, "trash");
+	_cleanup_close_ int fd = tg_journal_open_sub(state_dir, "trash");
 	DIR *d = fd >= 0 ? tg_fs_opendir(fd) : NULL;
 	if (!d)
 		return false;
@@ -68,7 +68,7 @@ bool tg_journal_has_trash(const char *state_dir)
 
 int tg_journal_gc(const char *state_dir)
 {
-	_cleanup_close_ int fd = open_sub(state_dir, "trash");
+	_cleanup_close_ int fd = tg_journal_open_sub(state_dir, "trash");
 	if (fd == -ENOENT)
 		return 0;
 	if (fd < 0)

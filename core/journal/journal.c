@@ -1117,12 +1117,9 @@ int tg_journal_recommit(const char *state_dir, const char *id)
 
 int tg_journal_remove_dir(const char *state_dir, const char *id)
 {
-	_cleanup_free_ char *txn = tg_asprintf("%s/txn", state_dir);
-	if (!txn)
-		return -ENOMEM;
-	_cleanup_close_ int fd = open(txn, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	_cleanup_close_ int fd = tg_journal_open_sub(state_dir, "txn");
 	if (fd < 0)
-		return -errno;
+		return fd;
 	int e = tg_fs_remove_tree(fd, id);
 	return e ? e : tg_fs_fsync_dir(fd);
 }

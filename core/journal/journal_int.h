@@ -30,6 +30,8 @@ struct tg_journal {
 	bool stash_du_valid;
 };
 
+/* <state_dir>/<sub> (txn, trash) opened as a directory: an fd, or -errno. */
+int tg_journal_open_sub(const char *state_dir, const char *sub);
 void tg_jmeta_from_stat(struct tg_jmeta *m, const struct stat *st);
 int tg_journal_write_info(struct tg_journal *j);
 int tg_journal_write_post(struct tg_journal *j);

@@ -367,8 +367,7 @@ static int clean_text(int txnfd, char *buf, size_t size)
 
 bool tg_journal_clean(const char *state_dir)
 {
-	_cleanup_free_ char *txn = tg_asprintf("%s/txn", state_dir);
-	_cleanup_close_ int dfd = txn ? open(txn, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+	_cleanup_close_ int dfd = tg_journal_open_sub(state_dir, "txn");
 	_cleanup_close_ int fd = dfd < 0 ? -1 : openat(dfd, CLEAN_NAME, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	char want[96], have[96];
 	int n = fd < 0 ? -1 : clean_text(dfd, want, sizeof(want));
@@ -378,8 +377,7 @@ bool tg_journal_clean(const char *state_dir)
 /* Not synced: a marker lost in a crash costs the next start one full pass. */
 void tg_journal_clean_mark(const char *state_dir)
 {
-	_cleanup_free_ char *txn = tg_asprintf("%s/txn", state_dir);
-	_cleanup_close_ int dfd = txn ? open(txn, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+	_cleanup_close_ int dfd = tg_journal_open_sub(state_dir, "txn");
 	_cleanup_close_ int fd = dfd < 0 ? -1 : openat(dfd, CLEAN_NAME, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
 	                                                                O_CLOEXEC, 0600);
 	char text[96];
@@ -390,12 +388,9 @@ void tg_journal_clean_mark(const char *state_dir)
 
 int tg_journal_clean_drop(const char *state_dir, bool sync)
 {
-	_cleanup_free_ char *txn = tg_asprintf("%s/txn", state_dir);
-	if (!txn)
-		return -ENOMEM;
-	_cleanup_close_ int dfd = open(txn, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	_cleanup_close_ int dfd = tg_journal_open_sub(state_dir, "txn");
 	if (dfd < 0)
-		return errno == ENOENT ? 0 : -errno;
+		return dfd == -ENOENT ? 0 : dfd;
 	if (unlinkat(dfd, CLEAN_NAME, 0) < 0)
 		return errno == ENOENT ? 0 : -errno;
 	return sync ? tg_fs_fsync_dir(dfd) : 0;
