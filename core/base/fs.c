@@ -448,7 +448,9 @@ struct dirent *tg_fs_readdir(DIR *d)
 	return de;
 }
 
-static int remove_children(int dfd)
+static int remove_tree(int dirfd, const char *name, size_t *left);
+
+static int remove_children(int dfd, size_t *left)
 {
 	DIR *d = tg_fs_opendir(dfd);
 	if (!d)
@@ -456,7 +458,11 @@ static int remove_children(int dfd)
 	int r = 0;
 	struct dirent *de;
 	while ((de = tg_fs_readdir(d))) {
-		int q = tg_fs_remove_tree(dirfd(d), de->d_name);
+		int q = remove_tree(dirfd(d), de->d_name, left);
+		if (q > 0) { /* out of budget: what is left stays */
+			r = r ? r : q;
+			break;
+		}
 		if (q < 0 && !r)
 			r = q;
 	}
@@ -464,20 +470,40 @@ static int remove_children(int dfd)
 	return r;
 }
 
-int tg_fs_remove_tree(int dirfd, const char *name)
+/* Each name removed, file or directory, takes one from *left; at none left
+ * it stops and returns 1. */
+static int remove_tree(int dirfd, const char *name, size_t *left)
 {
-	if (unlinkat(dirfd, name, 0) == 0 || errno == ENOENT)
+	if (!*left)
+		return 1;
+	if (unlinkat(dirfd, name, 0) == 0 || errno == ENOENT) {
+		--*left;
 		return 0;
+	}
 	if (errno != EISDIR && errno != EPERM)
 		return -errno;
 	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ENOENT ? 0 : -errno;
-	int r = remove_children(fd);
+	int r = remove_children(fd, left);
 	close(fd);
-	if (r < 0)
+	if (r)
 		return r;
+	if (!*left)
+		return 1;
+	--*left;
 	return unlinkat(dirfd, name, AT_REMOVEDIR) == 0 || errno == ENOENT ? 0 : -errno;
+}
+
+int tg_fs_remove_tree(int dirfd, const char *name)
+{
+	size_t all = SIZE_MAX;
+	return remove_tree(dirfd, name, &all);
+}
+
+int tg_fs_remove_tree_upto(int dirfd, const char *name, size_t *left)
+{
+	return remove_tree(dirfd, name, left);
 }
 
 int tg_fs_mkdir_p(const char *abs)

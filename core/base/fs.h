@@ -85,6 +85,10 @@ struct dirent *tg_fs_readdir(DIR *d);
 /* Remove rel and, if it is a directory, everything under it (no symlink is
  * ever followed). ENOENT is success. */
 int tg_fs_remove_tree(int dirfd, const char *name);
+/* The same, removing at most *left names (files and directories, each
+ * counted in *left): 0 when the tree is gone, 1 when the budget ran out
+ * first (part of it may be gone, the rest is still a tree), or -errno. */
+int tg_fs_remove_tree_upto(int dirfd, const char *name, size_t *left);
 
 /* mkdir -p of an absolute path, mode 0700 for what it creates. */
 int tg_fs_mkdir_p(const char *abs);

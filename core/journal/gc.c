@@ -87,6 +87,24 @@ int tg_journal_gc(const char *state_dir)
 	return e;
 }
 
+int tg_journal_gc_upto(const char *state_dir, size_t max)
+{
+	_cleanup_close_ int fd = tg_journal_open_sub(state_dir, "trash");
+	if (fd == -ENOENT)
+		return 0;
+	if (fd < 0)
+		return fd;
+	DIR *d = tg_fs_opendir(fd);
+	if (!d)
+		return -errno;
+	int e = 0;
+	struct dirent *de;
+	while (!e && (de = tg_fs_readdir(d)))
+		e = tg_fs_remove_tree_upto(dirfd(d), de->d_name, &max);
+	closedir(d);
+	return e;
+}
+
 int tg_journal_gc_main(const char *state_dir)
 {
 	(void)setpriority(PRIO_PROCESS, 0, 19);

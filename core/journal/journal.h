@@ -307,7 +307,8 @@ int tg_journal_clean_drop(const char *state_dir, bool sync);
  * moves from <state_dir>/txn/ to <state_dir>/trash/ (one rename, O(1),
  * durable with one fsync of txn/ before the commit returns), and the trash
  * is emptied later where nobody waits for it (tg_journal_gc_spawn after
- * the report is out). A crash at any point leaves each run either whole in
+ * the report is out), or right then when it is only a few names
+ * (tg_journal_gc_upto). A crash at any point leaves each run either whole in
  * txn/ (still history) or in trash/ (no longer referenced by anything), and
  * the next gc empties what a crashed one left.
  */
@@ -319,6 +320,11 @@ int tg_journal_retire_sync(const char *state_dir);
 bool tg_journal_has_trash(const char *state_dir);
 /* Remove everything in trash/ (other gcs may run at the same time). */
 int tg_journal_gc(const char *state_dir);
+/* tg_journal_gc here and now, but of at most max names (files and dirs):
+ * 0 when the trash is empty, 1 when more is left (part of a run may be
+ * gone: the trash holds nothing anyone reads), or -errno. A small run's
+ * dir is a handful of names, cheaper to remove than a gc to start. */
+int tg_journal_gc_upto(const char *state_dir, size_t max);
 /* Run tg_journal_gc in a detached, niced process with no open fds of ours
  * (a caller reading our stdout sees its end at once) and return at once.
  * With an executable set (tg_journal_gc_set_exe), that process is a new

@@ -1596,7 +1596,7 @@ int tg_txn_changes(struct tg_txn *t, struct tg_changes *out)
 /* Keep the newest committed runs within the count and size bounds. The
  * others are retired to the trash (a rename each, one fsync): freeing a big
  * run's journal costs what the rm -rf it recorded cost, and is done later by
- * tg_txn_collect, where no command waits for it. */
+ * tg_txn_collect, where no command waits for it (but for a few names). */
 static int prune_history(struct tg_txn *t)
 {
 	struct tg_txinfo *v;
@@ -1624,9 +1624,14 @@ static int prune_history(struct tg_txn *t)
 	return e;
 }
 
+/* The most names freed here, before a gc is left the rest: a retired run
+ * of a few changes is 5 to 10 names, a few µs each, where starting the gc
+ * costs 0.3 to 0.5 ms of exec (docs/benchmarks.md). */
+#define GC_HERE_MAX 32
+
 void tg_txn_collect(struct tg_txn *t)
 {
-	if (t && t->trash && t->owner == getpid())
+	if (t && t->trash && t->owner == getpid() && tg_journal_gc_upto(t->state_dir, GC_HERE_MAX) != 0)
 		(void)tg_journal_gc_spawn(t->state_dir);
 	if (t)
 		t->trash = false;

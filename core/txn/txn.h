@@ -111,9 +111,10 @@ int tg_txn_set_undoes(struct tg_txn *t, const char *ids);
 
 /* Commit: the journal becomes history (bounded). 0 or -errno. */
 int tg_txn_commit(struct tg_txn *t);
-/* Free the runs the last commit pruned from the history, in a detached
- * background process: call it once the caller has nothing left to do for
- * whoever waits on it (the report is out). No-op when nothing was pruned. */
+/* Free the runs the last commit pruned from the history: a few names at
+ * once, more in a detached background process. Call it once the caller has
+ * nothing left to do for whoever waits on it (the report is out). No-op
+ * when nothing was pruned. */
 void tg_txn_collect(struct tg_txn *t);
 /* Restore the workspace to its state at tg_txn_open(). Idempotent.
  * progress (may be NULL) is called with done/total records. 0 or -errno. */

@@ -4,8 +4,9 @@
 # state dir, syncs nothing and loads no library it does not use; a long
 # argv (ARG_MAX scale) reaches the command intact and the policy still sees
 # all of it; pruned history is
-# retired at commit and freed in the background, and a leftover trash is
-# freed by the next prune without touching the history.
+# retired at commit and freed at once when small, in the background when
+# not, and a leftover trash is freed by the next prune without touching
+# the history.
 . "$(dirname "$0")/../lib/common.sh"
 tg_tmpdir
 ws=$TG_TMP/ws
@@ -99,12 +100,22 @@ rc=0
 [ "$rc" != 0 ] || fail "an exec whose last of $n arguments is denied ran"
 grep -q test-last-arg "$TG_TMP/r2.json" || fail "the report lacks the rule: $(head -c 400 "$TG_TMP/r2.json")"
 
-# --- pruning: retired at commit, freed in the background ---
+# --- pruning: retired at commit, freed at once when small, else in the background ---
 for i in 1 2 3 4; do
 	TXGUARD_HISTORY_MAX_RUNS=2 tg -- sh -c "echo $i > f$i" || fail "run $i"
 done
 assert_eq "history bound" 2 "$(txns)"
-# The background gc may still be freeing: wait for it (bounded), not a timing.
+# A run of one change is a few names: freed before txguard returned.
+assert_eq "small runs freed at once" "" "$(ls "$st/trash" 2>/dev/null)"
+# One that deleted 60 files keeps 60 pre-images: more than is freed in
+# place, so the background gc frees it (wait for it, bounded, not a timing).
+mkdir "$ws/many" && for i in $(seq 60); do echo "$i" >"$ws/many/$i"; done
+TXGUARD_HISTORY_MAX_RUNS=2 tg -- rm -r many || fail "rm -r many"
+names=$(find "$st/txn/$(ls "$st/txn" | tail -n 1)" | wc -l)
+[ "$names" -gt 32 ] || fail "the rm's run dir holds only $names names"
+for i in 6 7; do
+	TXGUARD_HISTORY_MAX_RUNS=2 tg -- sh -c "echo $i > g$i" || fail "run g$i"
+done
 i=0
 while [ -n "$(ls "$st/trash" 2>/dev/null)" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 assert_eq "trash emptied" "" "$(ls "$st/trash" 2>/dev/null)"

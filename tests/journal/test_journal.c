@@ -1210,6 +1210,144 @@ Test(journal, history_is_bounded_by_count)
 	tg_txinfo_free_all(v, n);
 }
 
+/* Names under and including path (files, dirs, symlinks), or 0 when it
+ * is gone. */
+static size_t count_names(const char *path)
+{
+	struct stat st;
+	if (lstat(path, &st) < 0)
+		return 0;
+	size_t n = 1;
+	if (!S_ISDIR(st.st_mode))
+		return n;
+	DIR *d = opendir(path);
+	cr_assert(d);
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		char sub[4096];
+		snprintf(sub, sizeof(sub), "%s/%s", path, de->d_name);
+		n += count_names(sub);
+	}
+	closedir(d);
+	return n;
+}
+
+/* A random tree at ws/t: nested dirs, files, symlinks, empty dirs. */
+static void random_tree(unsigned *seed, const char *dir, int depth)
+{
+	cr_assert_eq(mkdir(dir, 0755), 0);
+	int kids = rand_r(seed) % 6;
+	for (int i = 0; i < kids; i++) {
+		char sub[4096];
+		snprintf(sub, sizeof(sub), "%s/n%d", dir, i);
+		int kind = rand_r(seed) % 4;
+		if (kind == 0 && depth < 4) {
+			random_tree(seed, sub, depth + 1);
+		} else if (kind == 1) {
+			cr_assert_eq(symlink("..", sub), 0);
+		} else {
+			int fd = open(sub, O_WRONLY | O_CREAT | O_EXCL, 0644);
+			cr_assert_geq(fd, 0);
+			close(fd);
+		}
+	}
+}
+
+/* The budget counts every name it removes: with b names allowed of a tree
+ * of n, exactly min(b, n) go; the call says 0 only when the tree is gone. */
+Test(journal, remove_tree_upto_removes_exactly_its_budget)
+{
+	unsigned seed = 16;
+	for (int round = 0; round < 200; round++) {
+		char top[300];
+		snprintf(top, sizeof(top), "%s/t", ws);
+		random_tree(&seed, top, 0);
+		size_t n = count_names(top);
+		size_t b = (size_t)rand_r(&seed) % (n + 3), left = b;
+		_cleanup_close_ int wfd = open(ws, O_RDONLY | O_DIRECTORY);
+		int r = tg_fs_remove_tree_upto(wfd, "t", &left);
+		size_t after = count_names(top);
+		if (b >= n) {
+			cr_assert_eq(r, 0, "round %d: budget %zu of %zu names", round, b, n);
+			cr_assert_eq(after, 0);
+			cr_assert_eq(left, b - n);
+		} else {
+			cr_assert_eq(r, 1, "round %d: budget %zu of %zu names gave %d", round, b, n, r);
+			cr_assert_eq(after, n - b, "round %d: %zu of %zu left after %zu", round, after, n, b);
+			cr_assert_eq(left, 0);
+			cr_assert_eq(tg_fs_remove_tree(wfd, "t"), 0);
+		}
+	}
+}
+
+/* A retired run of a few names is freed by tg_journal_gc_upto at once; a
+ * bigger one is left, in part, to the gc; the history is not touched. */
+Test(journal, trash_of_a_few_names_is_freed_at_once)
+{
+	char run[512], p[600];
+	snprintf(run, sizeof(run), "%s/txn", sd);
+	cr_assert_eq(mkdir(run, 0700), 0);
+	snprintf(run, sizeof(run), "%s/txn/20990101T000000.000-aaaaaa", sd);
+	cr_assert_eq(mkdir(run, 0700), 0);
+	cr_assert_eq(tg_journal_gc_upto(sd, 100), 0, "no trash dir: nothing to do");
+	snprintf(run, sizeof(run), "%s/trash", sd);
+	cr_assert_eq(mkdir(run, 0700), 0);
+	/* run dir, info, log, post, stash/, stash/1..k: 5 + k names */
+	for (int k = 1; k <= 40; k += 39) {
+		snprintf(run, sizeof(run), "%s/trash/20000101T000000.000-%06d", sd, k);
+		cr_assert_eq(mkdir(run, 0700), 0);
+		const char *files[] = { "info", "log", "post" };
+		for (int i = 0; i < 3; i++) {
+			snprintf(p, sizeof(p), "%s/%s", run, files[i]);
+			cr_assert_eq(close(open(p, O_WRONLY | O_CREAT, 0600)), 0);
+		}
+		snprintf(p, sizeof(p), "%s/stash", run);
+		cr_assert_eq(mkdir(p, 0700), 0);
+		for (int i = 1; i <= k; i++) {
+			snprintf(p, sizeof(p), "%s/stash/%d", run, i);
+			cr_assert_eq(close(open(p, O_WRONLY | O_CREAT, 0600)), 0);
+		}
+	}
+	snprintf(run, sizeof(run), "%s/trash", sd);
+	cr_assert_eq(count_names(run), 1 + 6 + 45);
+	cr_assert_eq(tg_journal_gc_upto(sd, 50), 1, "51 names: one is left");
+	cr_assert_eq(count_names(run), 2, "the trash dir and one name in it");
+	cr_assert_eq(tg_journal_gc_upto(sd, 1), 0);
+	cr_assert_eq(count_names(run), 1, "an empty trash");
+	cr_assert_eq(tg_journal_gc_upto(sd, 0), 0, "an empty trash needs no budget");
+	snprintf(run, sizeof(run), "%s/txn/20990101T000000.000-aaaaaa", sd);
+	cr_assert_eq(count_names(run), 1, "the history is not the trash");
+}
+
+/* The commit that prunes a small run leaves the caller an empty trash: the
+ * run is freed here, not by a gc started for it. */
+Test(journal, a_small_pruned_run_is_freed_by_collect)
+{
+	struct tg_txn_opts o = { .workspace = ws, .state_dir = sd, .lock = TG_LOCK_FAIL, .history_max_runs = 1 };
+	for (int k = 0; k < 2; k++) {
+		next_tick();
+		cr_assert_eq(tg_txn_open(&t, &o), 0);
+		char name[16];
+		snprintf(name, sizeof(name), "f%d", k);
+		cr_assert_eq(before(TG_OP_OPEN, name, NULL, O_WRONLY | O_CREAT), 0);
+		put(name, "x");
+		cr_assert_eq(tg_txn_commit(t), 0);
+		tg_txn_collect(t);
+		tg_txn_free(t);
+		t = NULL;
+	}
+	char p[512];
+	snprintf(p, sizeof(p), "%s/trash", sd);
+	cr_assert_eq(count_names(p), 1, "the trash still holds %zu names", count_names(p) - 1);
+	struct tg_txinfo *v;
+	size_t n;
+	cr_assert_eq(tg_run_list(sd, &v, &n), 0);
+	cr_assert_eq(n, 1);
+	tg_txinfo_free_all(v, n);
+}
+
 Test(journal, stash_on_another_filesystem_saves_copies)
 {
 	/* State on tmpfs, workspace on /tmp: no hard link can keep the inode,
