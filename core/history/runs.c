@@ -40,7 +40,7 @@ int tg_run_list(const char *state_dir, struct tg_txinfo **out, size_t *n)
 	struct dirent *de;
 	while ((de = readdir(d))) {
 		struct tg_txinfo i;
-		if (de->d_name[0] == '.' || tg_journal_read_info(state_dir, de->d_name, &i) < 0)
+		if (de->d_name[0] == '.' || tg_journal_read_info_at(dirfd(d), de->d_name, &i) < 0)
 			continue; /* a dir being created or removed */
 		if (cnt == cap) {
 			cap = cap ? cap * 2 : 16;

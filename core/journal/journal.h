@@ -141,6 +141,8 @@ void tg_txinfo_clear(struct tg_txinfo *i);
  * an unknown version, -EBADMSG for a file without id, workspace or a known
  * state. */
 int tg_journal_read_info(const char *state_dir, const char *id, struct tg_txinfo *out);
+/* The same, with txnfd open on <state_dir>/txn. */
+int tg_journal_read_info_at(int txnfd, const char *id, struct tg_txinfo *out);
 
 struct tg_journal;
 

@@ -6,6 +6,7 @@
  */
 #include <dirent.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
@@ -156,15 +157,38 @@ static int info_parse(const char *text, size_t len, struct tg_txinfo *out)
 	return out->command ? 0 : -ENOMEM;
 }
 
+/* An info is written whole and renamed into place, and is short unless its
+ * command line is long: one read of a page holds it (a regular file reads
+ * short only at its end), which saves the generic reader's fstat and its
+ * read of the end. A listing of the history reads one per run. */
+static int info_read_at(int dfd, const char *rel, struct tg_txinfo *out)
+{
+	_cleanup_close_ int fd = openat(dfd, rel, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	char page[4096];
+	ssize_t n = read(fd, page, sizeof(page));
+	if (n < 0)
+		return -errno;
+	if ((size_t)n < sizeof(page))
+		return info_parse(page, (size_t)n, out);
+	_cleanup_free_ char *text = NULL;
+	size_t len;
+	int e = tg_read_file_at(dfd, rel, O_NOFOLLOW, &text, &len, 1u << 20);
+	return e < 0 ? e : info_parse(text, len, out);
+}
+
 int tg_journal_read_info(const char *state_dir, const char *id, struct tg_txinfo *out)
 {
 	_cleanup_free_ char *path = tg_asprintf("%s/txn/%s/info", state_dir, id);
-	if (!path)
-		return -ENOMEM;
-	_cleanup_free_ char *text = NULL;
-	size_t len;
-	int e = tg_read_file(path, &text, &len, 1u << 20);
-	return e < 0 ? e : info_parse(text, len, out);
+	return path ? info_read_at(AT_FDCWD, path, out) : -ENOMEM;
+}
+
+int tg_journal_read_info_at(int txnfd, const char *id, struct tg_txinfo *out)
+{
+	char rel[NAME_MAX + sizeof("/info")];
+	int n = snprintf(rel, sizeof(rel), "%s/info", id);
+	return n > 0 && (size_t)n < sizeof(rel) ? info_read_at(txnfd, rel, out) : -ENAMETOOLONG;
 }
 
 int tg_journal_preimage(const char *state_dir, const char *id, const struct tg_jrec *r, int fd)

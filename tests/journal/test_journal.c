@@ -1210,6 +1210,31 @@ Test(journal, history_is_bounded_by_count)
 	tg_txinfo_free_all(v, n);
 }
 
+/* An info longer than the page its reader tries first (a long command
+ * line) is read whole, by the listing and by id. */
+Test(journal, long_command_info_is_listed_whole)
+{
+	char cmd[9000];
+	for (size_t i = 0; i < sizeof(cmd) - 1; i++)
+		cmd[i] = (char)('a' + i % 26);
+	cmd[sizeof(cmd) - 1] = '\0';
+	next_tick();
+	struct tg_txn_opts o = { .workspace = ws, .state_dir = sd, .command = cmd, .lock = TG_LOCK_FAIL };
+	cr_assert_eq(tg_txn_open(&t, &o), 0);
+	commit_new_file(0);
+	struct tg_txinfo *v;
+	size_t n;
+	cr_assert_eq(tg_run_list(sd, &v, &n), 0);
+	cr_assert_eq(n, 1);
+	cr_assert_str_eq(v[0].command, cmd);
+	cr_assert_eq(v[0].counts[TG_CHANGE_CREATED], 1);
+	struct tg_txinfo i;
+	cr_assert_eq(tg_journal_read_info(sd, v[0].id, &i), 0);
+	cr_assert_str_eq(i.command, cmd);
+	tg_txinfo_clear(&i);
+	tg_txinfo_free_all(v, n);
+}
+
 /* Names under and including path (files, dirs, symlinks), or 0 when it
  * is gone. */
 static size_t count_names(const char *path)
