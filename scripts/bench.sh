@@ -537,7 +537,8 @@ tgs() {
 section_start() {
 	say "== start: /bin/true bare, in bwrap, under txguard (empty and $TREE_FILES-file workspace;"
 	say "   and a workspace whose history holds the default 50 committed runs;"
-	say "   and touch of a workspace file, whose pre-image the journal saves)"
+	say "   and touch of a workspace file, whose pre-image the journal saves, with a short"
+	say "   history and with the full one)"
 	ensure_tree
 	mkdir -p "$RUN/empty" "$RUN/hist" "$RUN/edit"
 	echo content > "$RUN/edit/f"
@@ -562,11 +563,14 @@ section_start() {
 		# below counts the history entries of those that did not.
 		txguard-edit) cd "$RUN/edit" && "$TXGUARD" -q --no-default-policy -p "$REPO/policy.d" \
 			--state-dir "$RUN/state-edit" -w "$RUN/edit" -- touch f ;;
+		# The same edit where the history is full: each commit retires
+		# the oldest run, what every commit of a long session pays.
+		txguard-edit-history) cd "$RUN/hist" && tgh touch f0 ;;
 		esac
 	}
 	local vs="native"
 	command -v bwrap >/dev/null && bwrap --ro-bind / / --dev /dev --proc /proc /bin/true 2>/dev/null && vs+=" bwrap"
-	[ "$TG_OK" = 1 ] && vs+=" txguard-empty txguard-tree txguard-history native-edit txguard-edit"
+	[ "$TG_OK" = 1 ] && vs+=" txguard-empty txguard-tree txguard-history native-edit txguard-edit txguard-edit-history"
 	local REPS=$START_REPS
 	BV_NOTE="/bin/true; times in s" bench_variants start start_prep start_run $vs
 	if [ "$TG_OK" = 1 ] && [ -n "$(cell start bwrap)" ]; then
@@ -578,6 +582,9 @@ section_start() {
 	[ "$TG_OK" = 1 ] && row start "txguard-edit - txguard-empty" \
 		"$(awk -v a="$(cell start txguard-edit)" -v b="$(cell start txguard-empty)" 'BEGIN { printf "%.4f", a - b }')" \
 		"" "" "" "what one saved pre-image and its commit add, in s"
+	[ "$TG_OK" = 1 ] && row start "txguard-edit-history - txguard-edit" \
+		"$(awk -v a="$(cell start txguard-edit-history)" -v b="$(cell start txguard-edit)" 'BEGIN { printf "%.4f", a - b }')" \
+		"" "" "" "what a full history (pruned at each commit) adds to that commit, in s"
 	rm -rf "$RUN/state-agent" "$RUN/state-hist" "$RUN/hist" "$RUN/state-edit" "$RUN/edit"
 }
 
