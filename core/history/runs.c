@@ -22,9 +22,7 @@ void tg_txinfo_free_all(struct tg_txinfo *v, size_t n)
 static int by_newest(const void *a, const void *b)
 {
 	const struct tg_txinfo *x = a, *y = b;
-	if (x->started_ns != y->started_ns)
-		return x->started_ns < y->started_ns ? 1 : -1;
-	return -strcmp(x->id, y->id);
+	return tg_txinfo_newer(x, y) ? -1 : tg_txinfo_newer(y, x) ? 1 : 0;
 }
 
 int tg_run_list(const char *state_dir, struct tg_txinfo **out, size_t *n)

@@ -299,7 +299,30 @@ int tg_journal_remove_dir(const char *state_dir, const char *id);
  * A start takes it; `txguard recover` does not (txn.c, recover_locked).
  * Call all three under the workspace lock. */
 bool tg_journal_clean(const char *state_dir);
-void tg_journal_clean_mark(const char *state_dir);
+/*
+ * The mark also keeps what a commit's prune needs of the history, so that
+ * a commit need not read every run's info again (about 150 syscalls with
+ * the default 50 runs; one per run however many a bound lets in): every
+ * run dir of txn/ with its id, state, started_ns and journal_bytes, newest
+ * first. It is as good as the mark: a run dir made, removed or retired
+ * voids both, and the one change of state that does not move txn/, a
+ * restore's, removes the mark first. tg_journal_clean_mark writes it when
+ * runs is given; tg_journal_clean_runs gives 1 with it, 0 for a mark
+ * without one (or one cut short), -1 for no valid mark.
+ */
+struct tg_runs {
+	struct tg_txinfo *v; /* id, state, started_ns and journal_bytes; the rest empty */
+	size_t n;
+};
+int tg_journal_clean_runs(const char *state_dir, struct tg_runs *runs);
+void tg_journal_clean_mark(const char *state_dir, const struct tg_runs *runs);
+/* A copy of the fields the mark keeps of v[0..n-1]. 0 or -ENOMEM. */
+int tg_runs_copy(struct tg_runs *to, const struct tg_txinfo *v, size_t n);
+/* Add a copy of what the mark keeps of i, in the history's order. */
+int tg_runs_insert(struct tg_runs *r, const struct tg_txinfo *i);
+void tg_runs_clear(struct tg_runs *r);
+/* The history's order, newest first: by started_ns, then by id. */
+bool tg_txinfo_newer(const struct tg_txinfo *a, const struct tg_txinfo *b);
 /* 0 when there is none (any more), or -errno: then nothing may go on. */
 int tg_journal_clean_drop(const char *state_dir, bool sync);
 

@@ -4,6 +4,7 @@
  * left half-made. Which runs there are and what they mean is history's
  * (history/runs.c).
  */
+#include <ctype.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -157,24 +158,37 @@ static int info_parse(const char *text, size_t len, struct tg_txinfo *out)
 	return out->command ? 0 : -ENOMEM;
 }
 
-/* An info is written whole and renamed into place, and is short unless its
- * command line is long: one read of a page holds it (a regular file reads
- * short only at its end), which saves the generic reader's fstat and its
- * read of the end. A listing of the history reads one per run. */
-static int info_read_at(int dfd, const char *rel, struct tg_txinfo *out)
+/* A file of ours that is short but for rare cases (an info with a long
+ * command line, a history index of many runs): one read of a page or so
+ * holds it (a regular file reads short only at its end), which saves the
+ * generic reader's fstat and its read of the end. */
+static int small_read_at(int dfd, const char *rel, char **out, size_t *len)
 {
 	_cleanup_close_ int fd = openat(dfd, rel, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	char page[4096];
-	ssize_t n = read(fd, page, sizeof(page));
+	enum { SMALL = 8192 };
+	_cleanup_free_ char *buf = malloc(SMALL + 1);
+	if (!buf)
+		return -ENOMEM;
+	ssize_t n = read(fd, buf, SMALL);
 	if (n < 0)
 		return -errno;
-	if ((size_t)n < sizeof(page))
-		return info_parse(page, (size_t)n, out);
+	if (n == SMALL)
+		return tg_read_file_at(dfd, rel, O_NOFOLLOW, out, len, 16u << 20);
+	buf[n] = '\0';
+	*out = steal_pointer(&buf);
+	*len = (size_t)n;
+	return 0;
+}
+
+/* An info is written whole and renamed into place; a listing of the
+ * history reads one per run. */
+static int info_read_at(int dfd, const char *rel, struct tg_txinfo *out)
+{
 	_cleanup_free_ char *text = NULL;
 	size_t len;
-	int e = tg_read_file_at(dfd, rel, O_NOFOLLOW, &text, &len, 1u << 20);
+	int e = small_read_at(dfd, rel, &text, &len);
 	return e < 0 ? e : info_parse(text, len, out);
 }
 
@@ -389,24 +403,165 @@ static int clean_text(int txnfd, char *buf, size_t size)
 	return n > 0 && (size_t)n < size ? n : -EOVERFLOW;
 }
 
+bool tg_txinfo_newer(const struct tg_txinfo *a, const struct tg_txinfo *b)
+{
+	if (a->started_ns != b->started_ns)
+		return a->started_ns > b->started_ns;
+	return strcmp(a->id, b->id) > 0;
+}
+
+void tg_runs_clear(struct tg_runs *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->n; i++)
+		tg_txinfo_clear(&r->v[i]);
+	free(r->v);
+	*r = (struct tg_runs){ 0 };
+}
+
+/* The fields the mark keeps, copied. */
+static int run_copy(struct tg_txinfo *d, const struct tg_txinfo *i)
+{
+	*d = (struct tg_txinfo){ .id = tg_strdup(i->id), .state = i->state, .started_ns = i->started_ns,
+	                         .journal_bytes = i->journal_bytes };
+	return d->id ? 0 : -ENOMEM;
+}
+
+int tg_runs_copy(struct tg_runs *to, const struct tg_txinfo *v, size_t n)
+{
+	*to = (struct tg_runs){ .v = calloc(n ? n : 1, sizeof(*v)) };
+	if (!to->v)
+		return -ENOMEM;
+	for (; to->n < n; to->n++)
+		if (run_copy(&to->v[to->n], &v[to->n]) < 0) {
+			tg_runs_clear(to);
+			return -ENOMEM;
+		}
+	return 0;
+}
+
+int tg_runs_insert(struct tg_runs *r, const struct tg_txinfo *i)
+{
+	struct tg_txinfo *nv = realloc(r->v, (r->n + 1) * sizeof(*nv));
+	if (!nv)
+		return -ENOMEM;
+	r->v = nv;
+	size_t at = 0;
+	while (at < r->n && tg_txinfo_newer(&r->v[at], i))
+		at++;
+	memmove(&r->v[at + 1], &r->v[at], (r->n - at) * sizeof(*nv));
+	if (run_copy(&r->v[at], i) < 0) {
+		memmove(&r->v[at], &r->v[at + 1], (r->n - at) * sizeof(*nv));
+		return -ENOMEM;
+	}
+	r->n++;
+	return 0;
+}
+
+/* One line of the index: "ID STATE STARTED_NS JOURNAL_BYTES". */
+static bool run_line_parse(const char *p, size_t len, struct tg_txinfo *o)
+{
+	char line[NAME_MAX + 96];
+	if (len >= sizeof(line))
+		return false;
+	memcpy(line, p, len);
+	line[len] = '\0';
+	char *f[4], *save = NULL, *w = strtok_r(line, " ", &save);
+	int k = 0;
+	for (; w && k < 4; w = strtok_r(NULL, " ", &save))
+		f[k++] = w;
+	if (w || k != 4 || f[0][0] == '.' || strlen(f[0]) > NAME_MAX)
+		return false;
+	for (const char *c = f[0]; *c; c++)
+		if (*c == '/' || !isgraph((unsigned char)*c))
+			return false; /* a dir name of txn/, and ours never have these */
+	int st = tg_jstate_parse(f[1], strlen(f[1]));
+	char *e1, *e2;
+	errno = 0;
+	o->started_ns = strtoull(f[2], &e1, 10);
+	o->journal_bytes = strtoull(f[3], &e2, 10);
+	if (st < 0 || errno || *e1 || *e2 || !isdigit((unsigned char)f[2][0]) || !isdigit((unsigned char)f[3][0]))
+		return false;
+	o->state = (enum tg_jstate)st;
+	return (o->id = tg_strdup(f[0])) != NULL;
+}
+
+/* The lines after the first: "runs N", then N run lines, newest first, and
+ * nothing more. Whatever else (a mark cut short in a crash: it is never
+ * synced) is no index. */
+static bool runs_parse(const char *p, const char *end, struct tg_runs *out)
+{
+	const char *nl = memchr(p, '\n', (size_t)(end - p));
+	char *e;
+	if (!nl || nl - p < 6 || memcmp(p, "runs ", 5) || !isdigit((unsigned char)p[5]))
+		return false;
+	unsigned long long n = strtoull(p + 5, &e, 10);
+	if (e != nl || n > (size_t)(end - p) / 8)
+		return false;
+	*out = (struct tg_runs){ .v = calloc(n ? n : 1, sizeof(*out->v)) };
+	if (!out->v)
+		return false;
+	for (p = nl + 1; out->n < n; p = nl + 1) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		struct tg_txinfo *o = &out->v[out->n];
+		if (!nl || !run_line_parse(p, (size_t)(nl - p), o))
+			break;
+		out->n++;
+		if (out->n > 1 && tg_txinfo_newer(o, o - 1))
+			break; /* out of order */
+	}
+	if (out->n == n && p == end)
+		return true;
+	tg_runs_clear(out);
+	return false;
+}
+
+int tg_journal_clean_runs(const char *state_dir, struct tg_runs *runs)
+{
+	if (runs)
+		*runs = (struct tg_runs){ 0 };
+	_cleanup_close_ int dfd = tg_journal_open_sub(state_dir, "txn");
+	char want[96];
+	int n = dfd < 0 ? -1 : clean_text(dfd, want, sizeof(want));
+	_cleanup_free_ char *text = NULL;
+	size_t len;
+	if (n <= 0 || small_read_at(dfd, CLEAN_NAME, &text, &len) < 0 || len < (size_t)n ||
+	    memcmp(text, want, (size_t)n) != 0)
+		return -1;
+	return runs && runs_parse(text + n, text + len, runs) ? 1 : 0;
+}
+
 bool tg_journal_clean(const char *state_dir)
 {
-	_cleanup_close_ int dfd = tg_journal_open_sub(state_dir, "txn");
-	_cleanup_close_ int fd = dfd < 0 ? -1 : openat(dfd, CLEAN_NAME, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	char want[96], have[96];
-	int n = fd < 0 ? -1 : clean_text(dfd, want, sizeof(want));
-	return n > 0 && read(fd, have, sizeof(have)) == n && memcmp(have, want, (size_t)n) == 0;
+	return tg_journal_clean_runs(state_dir, NULL) >= 0;
 }
 
 /* Not synced: a marker lost in a crash costs the next start one full pass. */
-void tg_journal_clean_mark(const char *state_dir)
+void tg_journal_clean_mark(const char *state_dir, const struct tg_runs *runs)
 {
 	_cleanup_close_ int dfd = tg_journal_open_sub(state_dir, "txn");
 	_cleanup_close_ int fd = dfd < 0 ? -1 : openat(dfd, CLEAN_NAME, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
 	                                                                O_CLOEXEC, 0600);
-	char text[96];
-	int n = fd < 0 ? -1 : clean_text(dfd, text, sizeof(text));
-	if (n > 0 && tg_write_all(fd, text, (size_t)n) < 0)
+	char first[96];
+	int n = fd < 0 ? -1 : clean_text(dfd, first, sizeof(first));
+	if (n <= 0)
+		return;
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	if (!f) {
+		(void)unlinkat(dfd, CLEAN_NAME, 0);
+		return;
+	}
+	fwrite(first, 1, (size_t)n, f);
+	if (runs) {
+		fprintf(f, "runs %zu\n", runs->n);
+		for (size_t i = 0; i < runs->n; i++)
+			fprintf(f, "%s %s %llu %llu\n", runs->v[i].id, tg_jstate_name(runs->v[i].state),
+			        (unsigned long long)runs->v[i].started_ns, (unsigned long long)runs->v[i].journal_bytes);
+	}
+	if (fclose(f) != 0 || tg_write_all(fd, text, len) < 0)
 		(void)unlinkat(dfd, CLEAN_NAME, 0);
 }
 

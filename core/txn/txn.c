@@ -99,6 +99,13 @@ struct tg_txn {
 	struct tg_recovery recovery; /* what tg_txn_open's automatic recovery did */
 	struct tg_aliases *aliases;  /* names of workspace objects outside it */
 	bool join;               /* a member of a multi-command transaction */
+	/* The history as the clean mark kept it at the start (journal.h,
+	 * tg_journal_clean_runs), for a plain run: what its commit prunes by
+	 * without reading every run's info, and the index of the mark it
+	 * leaves. A member of a multi-command transaction or an undo (whose
+	 * restore changes runs' states) goes by the listing, as before. */
+	struct tg_runs hist;
+	bool hist_known;
 	bool trash;              /* pruned runs wait in the trash (tg_txn_collect) */
 	bool sync_set;           /* the journal's sync mode is chosen (first capture) */
 	enum tg_sync_choice sync; /* what it is chosen from */
@@ -257,7 +264,7 @@ static int count_run_dirs(const char *state_dir, size_t *n)
  * three times: 600 syscalls, about 1 ms, in a workspace with the default
  * 50 runs of history. Anything unexpected (a count that differs, an info
  * that cannot be read) takes the full pass. */
-static bool nothing_to_recover(const char *state_dir)
+static bool nothing_to_recover(const char *state_dir, struct tg_runs *runs)
 {
 	struct tg_txinfo *v;
 	size_t n, dirs;
@@ -266,20 +273,25 @@ static bool nothing_to_recover(const char *state_dir)
 	bool quiet = count_run_dirs(state_dir, &dirs) == 0 && dirs == n;
 	for (size_t i = 0; quiet && i < n; i++)
 		quiet = !recovery_acts_on(v[i].state);
+	if (quiet && tg_runs_copy(runs, v, n) < 0)
+		*runs = (struct tg_runs){ 0 };
 	tg_txinfo_free_all(v, n);
 	return quiet;
 }
 
 /* mark_ok: a start, which takes the mark a clean end left (journal.h);
- * `txguard recover` never does, it reads every run. */
-static int recover_locked(const char *state_dir, struct tg_recovery *r, bool mark_ok)
+ * `txguard recover` never does, it reads every run. *hist: the history,
+ * when a clean mark or a listing that found nothing to do told it
+ * (hist->v set), else empty. */
+static int recover_locked(const char *state_dir, struct tg_recovery *r, bool mark_ok, struct tg_runs *hist)
 {
 	struct tg_txinfo *v;
 	size_t n;
-	if (mark_ok && tg_journal_clean(state_dir))
+	*hist = (struct tg_runs){ 0 };
+	if (mark_ok && tg_journal_clean_runs(state_dir, hist) >= 0)
 		return 0;
-	if (nothing_to_recover(state_dir)) {
-		tg_journal_clean_mark(state_dir);
+	if (nothing_to_recover(state_dir, hist)) {
+		tg_journal_clean_mark(state_dir, hist->v ? hist : NULL);
 		return 0;
 	}
 	int e = tg_journal_sweep(state_dir);
@@ -317,7 +329,7 @@ static int recover_locked(const char *state_dir, struct tg_recovery *r, bool mar
 	}
 	tg_txinfo_free_all(v, n);
 	if (!e)
-		tg_journal_clean_mark(state_dir);
+		tg_journal_clean_mark(state_dir, NULL);
 	return e;
 }
 
@@ -364,7 +376,10 @@ int tg_recover_ex(const char *workspace, const char *state_dir, struct tg_recove
 	_cleanup_close_ int lock = take_lock(sd, TG_LOCK_FAIL);
 	if (lock < 0)
 		return lock;
-	return recover_locked(sd, r, false);
+	struct tg_runs hist;
+	e = recover_locked(sd, r, false, &hist);
+	tg_runs_clear(&hist);
+	return e;
 }
 
 /* The quiet creations' names (see "quiet creations"), forgotten. */
@@ -402,6 +417,7 @@ void tg_txn_free(struct tg_txn *t)
 	quiet_drop(t);
 	free(t->quiet);
 	tg_aliases_free(t->aliases);
+	tg_runs_clear(&t->hist);
 	free(t->workspace);
 	free(t->state_dir);
 	free(t);
@@ -487,12 +503,13 @@ int tg_txn_open(struct tg_txn **out, const struct tg_txn_opts *opts)
 	if (!e)
 		e = t->lockfd = take_lock(t->state_dir, opts->lock);
 	if (e >= 0)
-		e = recover_locked(t->state_dir, &t->recovery, true);
+		e = recover_locked(t->state_dir, &t->recovery, true, &t->hist);
 	/* A member of a multi-command transaction is named in its history
 	 * at once; a plain run makes its journal dir at its first record
 	 * (tg_journal_create_deferred): one that changes nothing leaves no
 	 * trace and waits for no disk. */
 	t->join = opts->join_id != NULL;
+	t->hist_known = t->hist.v && !t->join && !opts->undoes;
 	t->sync = opts->sync;
 	if (!e && (t->join || opts->undoes))
 		e = tg_journal_create(t->state_dir, t->workspace, opts->command, opts->join_id, &t->j);
@@ -510,6 +527,7 @@ int tg_txn_open(struct tg_txn **out, const struct tg_txn_opts *opts)
 
 int tg_txn_set_undoes(struct tg_txn *t, const char *ids)
 {
+	t->hist_known = false; /* an undo: see hist */
 	return tg_journal_set_undoes(t->j, ids);
 }
 
@@ -1593,28 +1611,80 @@ int tg_txn_changes(struct tg_txn *t, struct tg_changes *out)
 
 /* ---- commit, rollback ---- */
 
+static bool counted(enum tg_jstate s)
+{
+	return s == TG_JSTATE_COMMITTED || s == TG_JSTATE_UNDONE;
+}
+
+/* The history now, newest first: the start's (t->hist) with this run's
+ * entry, read back from its info as a listing would. */
+static int history_with_self(struct tg_txn *t, struct tg_runs *out)
+{
+	struct tg_txinfo self;
+	int e = tg_journal_read_info(t->state_dir, tg_journal_id(t->j), &self);
+	if (e < 0)
+		return e;
+	e = tg_runs_copy(out, t->hist.v, t->hist.n);
+	if (!e && (e = tg_runs_insert(out, &self)) < 0)
+		tg_runs_clear(out);
+	tg_txinfo_clear(&self);
+	return e;
+}
+
 /* Keep the newest committed runs within the count and size bounds. The
  * others are retired to the trash (a rename each, one fsync): freeing a big
  * run's journal costs what the rm -rf it recorded cost, and is done later by
- * tg_txn_collect, where no command waits for it (but for a few names). */
+ * tg_txn_collect, where no command waits for it (but for a few names).
+ * The history comes from the start's clean mark when it had one (each run
+ * it retires is read first: one that is not a committed or undone run
+ * after all sends it to the listing), else from a listing. What is left is
+ * the mark's index after (t->hist). */
 static int prune_history(struct tg_txn *t)
 {
-	struct tg_txinfo *v;
-	size_t n;
-	int e = tg_run_list(t->state_dir, &v, &n);
-	if (e < 0)
+	struct tg_runs h = { 0 };
+	bool indexed = t->hist_known && history_with_self(t, &h) == 0;
+	int e = 0;
+	if (!indexed && (e = tg_run_list(t->state_dir, &h.v, &h.n)) < 0)
 		return e;
+	_cleanup_free_ bool *drop = calloc(h.n ? h.n : 1, sizeof(*drop));
+	if (!drop)
+		e = -ENOMEM;
 	uint64_t runs = 0, bytes = 0;
-	for (size_t i = 0; i < n && !e; i++) {
-		if (v[i].state != TG_JSTATE_COMMITTED && v[i].state != TG_JSTATE_UNDONE)
+	for (size_t i = 0; i < h.n && !e; i++) {
+		if (!counted(h.v[i].state))
 			continue;
 		runs++;
-		bytes += v[i].journal_bytes;
-		bool keep = runs == 1 || (runs <= t->max_runs && bytes <= t->max_bytes);
-		if (!keep && !(e = tg_journal_retire(t->state_dir, v[i].id)))
-			t->trash = true;
+		bytes += h.v[i].journal_bytes;
+		drop[i] = !(runs == 1 || (runs <= t->max_runs && bytes <= t->max_bytes));
+		struct tg_txinfo now;
+		if (drop[i] && indexed) {
+			bool same = tg_journal_read_info(t->state_dir, h.v[i].id, &now) == 0 && counted(now.state);
+			if (same)
+				tg_txinfo_clear(&now);
+			else
+				e = -ESTALE;
+		}
 	}
-	tg_txinfo_free_all(v, n);
+	if (e == -ESTALE) { /* the mark's history is not the history */
+		tg_runs_clear(&h);
+		t->hist_known = false;
+		return prune_history(t);
+	}
+	for (size_t i = 0; i < h.n && !e; i++)
+		if (drop[i] && !(e = tg_journal_retire(t->state_dir, h.v[i].id)))
+			t->trash = true;
+	/* The runs kept are the history the mark's index holds after. */
+	tg_runs_clear(&t->hist);
+	t->hist_known = false;
+	if (!e && (t->hist.v = calloc(h.n ? h.n : 1, sizeof(*t->hist.v)))) {
+		for (size_t i = 0; i < h.n; i++)
+			if (!drop[i]) {
+				t->hist.v[t->hist.n++] = h.v[i];
+				h.v[i] = (struct tg_txinfo){ 0 };
+			}
+		t->hist_known = true;
+	}
+	tg_runs_clear(&h);
 	if (t->trash) {
 		int s = tg_journal_retire_sync(t->state_dir);
 		e = e ? e : s;
@@ -1665,7 +1735,7 @@ int tg_txn_commit(struct tg_txn *t)
 		int d = tg_journal_remove_dir(t->state_dir, tg_journal_id(t->j));
 		t->finished = d == 0;
 		if (!d)
-			tg_journal_clean_mark(t->state_dir);
+			tg_journal_clean_mark(t->state_dir, t->hist_known ? &t->hist : NULL);
 		return d;
 	}
 	int e = tg_journal_commit(t->j, t->counts);
@@ -1682,7 +1752,7 @@ int tg_txn_commit(struct tg_txn *t)
 	/* After the prune: the marker holds txn/ as the retirements left it. */
 	e = prune_history(t);
 	if (!e)
-		tg_journal_clean_mark(t->state_dir);
+		tg_journal_clean_mark(t->state_dir, t->hist_known ? &t->hist : NULL);
 	return e;
 }
 
@@ -1702,6 +1772,6 @@ int tg_txn_rollback(struct tg_txn *t, void (*progress)(void *ud, size_t done, si
 	t->finished = true;
 	e = tg_journal_remove_dir(t->state_dir, tg_journal_id(t->j));
 	if (!e)
-		tg_journal_clean_mark(t->state_dir);
+		tg_journal_clean_mark(t->state_dir, t->hist_known ? &t->hist : NULL);
 	return e;
 }

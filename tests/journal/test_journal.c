@@ -746,7 +746,7 @@ Test(journal, clean_marker_spares_the_listing_until_a_run_dir_moves)
 	/* Explicit recovery reads every run: a half-made dir the mark cannot
 	 * see (made, then the mark made anew by hand) is swept all the same. */
 	cr_assert_eq(mkdir(other, 0700), 0);
-	tg_journal_clean_mark(sd);
+	tg_journal_clean_mark(sd, NULL);
 	cr_assert(tg_journal_clean(sd));
 	cr_assert_eq(tg_recover(ws, sd, &n), 0);
 	cr_assert_eq(stat(other, &st), -1, "tg_recover trusted the mark");
@@ -785,6 +785,289 @@ Test(journal, quiet_history_still_drops_a_half_made_run_dir)
 		snprintf(name, sizeof(name), "f%d", k);
 		_cleanup_free_ char *c = get(name);
 		cr_expect_str_eq(c, "x", "%s kept", name);
+	}
+}
+
+/* ---- the clean mark's index of the history ---- */
+
+static bool counted_state(enum tg_jstate s)
+{
+	return s == TG_JSTATE_COMMITTED || s == TG_JSTATE_UNDONE;
+}
+
+/* The mark's index, when there is one, is the listing: same runs, same
+ * order, same state, start and size. */
+static void expect_index_is_listing(const char *what)
+{
+	struct tg_runs r;
+	int c = tg_journal_clean_runs(sd, &r);
+	if (c != 1)
+		return;
+	struct tg_txinfo *v;
+	size_t n;
+	cr_assert_eq(tg_run_list(sd, &v, &n), 0);
+	cr_assert_eq(r.n, n, "%s: the index holds %zu runs, txn/ %zu", what, r.n, n);
+	for (size_t i = 0; i < n; i++) {
+		cr_assert_str_eq(r.v[i].id, v[i].id, "%s: run %zu", what, i);
+		cr_assert_eq(r.v[i].state, v[i].state, "%s: %s", what, v[i].id);
+		cr_assert_eq(r.v[i].started_ns, v[i].started_ns, "%s: %s", what, v[i].id);
+		cr_assert_eq(r.v[i].journal_bytes, v[i].journal_bytes, "%s: %s", what, v[i].id);
+	}
+	tg_txinfo_free_all(v, n);
+	tg_runs_clear(&r);
+}
+
+/* What a commit keeps: of the history before it and its own run, newest
+ * first, each committed or undone run while within both bounds (the
+ * newest always), and every run of another state. */
+static void expect_pruned(struct tg_txinfo *l0, size_t n0, struct tg_txinfo *l1, size_t n1, uint64_t max_runs,
+                          uint64_t max_bytes)
+{
+	struct tg_runs all;
+	cr_assert_eq(tg_runs_copy(&all, l0, n0), 0);
+	for (size_t i = 0; i < n1; i++) {
+		bool known = false;
+		for (size_t k = 0; k < n0 && !known; k++)
+			known = !strcmp(l0[k].id, l1[i].id);
+		if (!known)
+			cr_assert_eq(tg_runs_insert(&all, &l1[i]), 0);
+	}
+	uint64_t runs = 0, bytes = 0;
+	size_t kept = 0;
+	for (size_t i = 0; i < all.n; i++) {
+		bool keep = true;
+		if (counted_state(all.v[i].state)) {
+			runs++;
+			bytes += all.v[i].journal_bytes;
+			keep = runs == 1 || (runs <= max_runs && bytes <= max_bytes);
+		}
+		bool there = false;
+		for (size_t k = 0; k < n1 && !there; k++)
+			there = !strcmp(l1[k].id, all.v[i].id);
+		cr_assert_eq(there, keep, "%s: kept %d, the bounds say %d (run %zu of %zu, %llu bytes)", all.v[i].id,
+		             there, keep, i, all.n, (unsigned long long)bytes);
+		kept += keep;
+	}
+	cr_assert_eq(kept, n1);
+	tg_runs_clear(&all);
+}
+
+static void put_random(const char *rel, size_t len, unsigned *seed)
+{
+	char *buf = malloc(len + 1);
+	cr_assert(buf);
+	for (size_t i = 0; i < len; i++)
+		buf[i] = (char)('!' + rand_r(seed) % 90);
+	buf[len] = '\0';
+	put(rel, buf);
+	free(buf);
+}
+
+/* Random runs, rollbacks, recoveries, undos and stray dirs: each commit
+ * keeps what the bounds say of the history as it really is, and whenever
+ * the mark has an index, it is the listing. Most commits prune by the
+ * index (the test counts them). */
+Test(journal, history_index_follows_the_history)
+{
+	unsigned seed = 1605;
+	int by_index = 0, commits = 0;
+	for (int step = 0; step < 160; step++) {
+		int op = rand_r(&seed) % 10;
+		uint64_t max_runs = 1 + (uint64_t)(rand_r(&seed) % 6);
+		uint64_t max_bytes = rand_r(&seed) % 3 ? (1ull << 30) : 40000 + (uint64_t)(rand_r(&seed) % 40000);
+		struct tg_txn_opts o = { .workspace = ws, .state_dir = sd, .command = "unit", .lock = TG_LOCK_FAIL,
+		                         .history_max_runs = max_runs, .history_max_bytes = max_bytes };
+		char what[64];
+		snprintf(what, sizeof(what), "step %d, op %d", step, op);
+		if (op <= 5) { /* a run that changes one to three files, committed */
+			struct tg_txinfo *l0, *l1;
+			size_t n0, n1;
+			cr_assert_eq(tg_run_list(sd, &l0, &n0), 0);
+			struct tg_runs idx;
+			by_index += tg_journal_clean_runs(sd, &idx) == 1 && n0 > 0;
+			tg_runs_clear(&idx);
+			next_tick();
+			cr_assert_eq(tg_txn_open(&t, &o), 0, "%s", what);
+			int files = 1 + rand_r(&seed) % 3;
+			for (int f = 0; f < files; f++) {
+				char name[16];
+				snprintf(name, sizeof(name), "g%d", rand_r(&seed) % 8);
+				cr_assert_eq(before(TG_OP_OPEN, name, NULL, O_WRONLY | O_CREAT | O_TRUNC), 0);
+				put_random(name, 1 + (size_t)(rand_r(&seed) % 30000), &seed);
+			}
+			cr_assert_eq(tg_txn_commit(t), 0, "%s", what);
+			tg_txn_collect(t);
+			tg_txn_free(t);
+			t = NULL;
+			commits++;
+			cr_assert_eq(tg_run_list(sd, &l1, &n1), 0);
+			expect_pruned(l0, n0, l1, n1, max_runs, max_bytes);
+			tg_txinfo_free_all(l0, n0);
+			tg_txinfo_free_all(l1, n1);
+		} else if (op == 6) { /* a run that changes nothing, or one rolled back */
+			next_tick();
+			cr_assert_eq(tg_txn_open(&t, &o), 0, "%s", what);
+			if (rand_r(&seed) % 2) {
+				cr_assert_eq(before(TG_OP_OPEN, "g0", NULL, O_WRONLY | O_CREAT | O_TRUNC), 0);
+				put("g0", "rolled back");
+				rollback();
+			} else {
+				cr_assert_eq(tg_txn_commit(t), 0, "%s", what);
+			}
+			tg_txn_free(t);
+			t = NULL;
+		} else if (op == 7) { /* a dir half made by something else */
+			char half[512];
+			snprintf(half, sizeof(half), "%s/txn/20990101T000000.%03d-abcdef", sd, step);
+			(void)mkdir(half, 0700);
+		} else if (op == 8) { /* txguard recover */
+			int n = -1;
+			cr_assert_eq(tg_recover(ws, sd, &n), 0, "%s", what);
+		} else { /* an undo of the newest run still in effect */
+			struct tg_txinfo *v;
+			size_t n;
+			cr_assert_eq(tg_run_list(sd, &v, &n), 0);
+			for (size_t i = 0; i < n; i++)
+				if (v[i].state == TG_JSTATE_COMMITTED) {
+					cr_assert_eq(tg_run_undo(sd, v[i].id, true), 0, "%s: undo %s", what, v[i].id);
+					break;
+				}
+			tg_txinfo_free_all(v, n);
+		}
+		expect_index_is_listing(what);
+	}
+	cr_assert_geq(commits, 60);
+	cr_assert_geq(by_index, commits / 2, "%d of %d commits found an index", by_index, commits);
+	cr_log_info("%d of %d commits found an index", by_index, commits);
+}
+
+/* A run the index says is committed, but whose info says otherwise (a
+ * state the mark cannot see change) is not retired on the index's word:
+ * the prune reads each run it retires, and goes by the listing then. */
+Test(journal, prune_reads_each_run_it_retires)
+{
+	struct tg_txn_opts o = { .workspace = ws, .state_dir = sd, .command = "unit", .lock = TG_LOCK_FAIL,
+	                         .history_max_runs = 2 };
+	for (int k = 0; k < 3; k++) {
+		next_tick();
+		cr_assert_eq(tg_txn_open(&t, &o), 0);
+		commit_new_file(k);
+	}
+	struct tg_runs r;
+	cr_assert_eq(tg_journal_clean_runs(sd, &r), 1, "a commit leaves the index");
+	cr_assert_eq(r.n, 2);
+	/* The oldest kept run, made "open" without moving txn/. */
+	char info[600], tmp[620];
+	snprintf(info, sizeof(info), "%s/txn/%s/info", sd, r.v[1].id);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", info);
+	_cleanup_free_ char *text = NULL;
+	size_t len;
+	cr_assert_eq(tg_read_file(info, &text, &len, 1 << 20), 0);
+	char *st = strstr(text, "state=committed");
+	cr_assert(st);
+	FILE *f = fopen(tmp, "w");
+	cr_assert(f);
+	fprintf(f, "%.*sstate=open%s", (int)(st - text), text, st + strlen("state=committed"));
+	fclose(f);
+	cr_assert_eq(rename(tmp, info), 0);
+	cr_assert_eq(tg_journal_clean_runs(sd, NULL), 0, "still a valid mark");
+	next_tick();
+	cr_assert_eq(tg_txn_open(&t, &o), 0);
+	commit_new_file(3);
+	struct stat sb;
+	snprintf(info, sizeof(info), "%s/txn/%s", sd, r.v[1].id);
+	cr_assert_eq(stat(info, &sb), 0, "the open run was retired on the index's word");
+	tg_runs_clear(&r);
+	expect_index_is_listing("after");
+}
+
+/* The commit prunes by the index, not by every run's info: an info edited
+ * behind the mark's back (a size the bound would drop) is not read. */
+Test(journal, prune_goes_by_the_index)
+{
+	struct tg_txn_opts o = { .workspace = ws, .state_dir = sd, .command = "unit", .lock = TG_LOCK_FAIL,
+	                         .history_max_runs = 3, .history_max_bytes = 1u << 30 };
+	for (int k = 0; k < 2; k++) {
+		next_tick();
+		cr_assert_eq(tg_txn_open(&t, &o), 0);
+		commit_new_file(k);
+	}
+	struct tg_runs r;
+	cr_assert_eq(tg_journal_clean_runs(sd, &r), 1);
+	cr_assert_eq(r.n, 2);
+	char info[600], tmp[620];
+	snprintf(info, sizeof(info), "%s/txn/%s/info", sd, r.v[1].id);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", info);
+	_cleanup_free_ char *text = NULL;
+	size_t len;
+	cr_assert_eq(tg_read_file(info, &text, &len, 1 << 20), 0);
+	char *jb = strstr(text, "journal_bytes=");
+	cr_assert(jb);
+	FILE *f = fopen(tmp, "w");
+	cr_assert(f);
+	fprintf(f, "%.*sjournal_bytes=%llu\n", (int)(jb - text), text, 1ull << 40);
+	fclose(f);
+	cr_assert_eq(rename(tmp, info), 0);
+	next_tick();
+	cr_assert_eq(tg_txn_open(&t, &o), 0);
+	commit_new_file(2);
+	struct stat sb;
+	snprintf(info, sizeof(info), "%s/txn/%s", sd, r.v[1].id);
+	cr_assert_eq(stat(info, &sb), 0, "the commit read the old run's info");
+	tg_runs_clear(&r);
+}
+
+/* A mark cut short (it is never synced) has no index, and is still a mark
+ * while its first line is whole; shorter than that, no mark. */
+Test(journal, cut_index_is_no_index)
+{
+	for (int k = 0; k < 4; k++) {
+		open_txn();
+		commit_new_file(k);
+	}
+	char mark[512];
+	snprintf(mark, sizeof(mark), "%s/txn/.clean", sd);
+	_cleanup_free_ char *text = NULL;
+	size_t len;
+	cr_assert_eq(tg_read_file(mark, &text, &len, 1 << 20), 0);
+	size_t first = (size_t)(strchr(text, '\n') - text) + 1;
+	cr_assert_eq(tg_journal_clean_runs(sd, NULL), 0);
+	struct tg_runs r;
+	cr_assert_eq(tg_journal_clean_runs(sd, &r), 1);
+	cr_assert_eq(r.n, 4);
+	tg_runs_clear(&r);
+	for (size_t cut = 0; cut < len; cut++) {
+		cr_assert_eq(truncate(mark, (off_t)cut), 0);
+		int c = tg_journal_clean_runs(sd, &r);
+		cr_assert_eq(c, cut < first ? -1 : 0, "cut at %zu of %zu: %d", cut, len, c);
+		cr_assert_eq(r.n, 0);
+		int fd = open(mark, O_WRONLY);
+		cr_assert_geq(fd, 0);
+		cr_assert_eq(pwrite(fd, text, len, 0), (ssize_t)len);
+		close(fd);
+	}
+	cr_assert_eq(tg_journal_clean_runs(sd, &r), 1, "whole again");
+	tg_runs_clear(&r);
+	/* Bytes changed at random after the first line: an index or none,
+	 * never a crash; one it takes is in order and of sane names. */
+	unsigned seed = 77;
+	for (int round = 0; round < 2000; round++) {
+		_cleanup_free_ char *bad = tg_strdup(text);
+		cr_assert(bad);
+		for (int k = 1 + rand_r(&seed) % 3; k > 0; k--)
+			bad[first + (size_t)rand_r(&seed) % (len - first)] = "0123456789 \n.-/azc\x01\xff"[rand_r(&seed) % 20];
+		int fd = open(mark, O_WRONLY | O_TRUNC);
+		cr_assert_geq(fd, 0);
+		cr_assert_eq(write(fd, bad, len), (ssize_t)len);
+		close(fd);
+		int c = tg_journal_clean_runs(sd, &r);
+		cr_assert(c == 0 || c == 1, "round %d: %d", round, c);
+		for (size_t i = 0; i < r.n; i++) {
+			cr_assert(r.v[i].id[0] && r.v[i].id[0] != '.' && !strchr(r.v[i].id, '/'), "round %d: id '%s'", round,
+			          r.v[i].id);
+			cr_assert(i == 0 || !tg_txinfo_newer(&r.v[i], &r.v[i - 1]), "round %d: out of order", round);
+		}
+		tg_runs_clear(&r);
 	}
 }
 
