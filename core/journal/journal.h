@@ -307,15 +307,21 @@ bool tg_journal_clean(const char *state_dir);
  * first. It is as good as the mark: a run dir made, removed or retired
  * voids both, and the one change of state that does not move txn/, a
  * restore's, removes the mark first. tg_journal_clean_mark writes it when
- * runs is given; tg_journal_clean_runs gives 1 with it, 0 for a mark
- * without one (or one cut short), -1 for no valid mark.
+ * runs is given. tg_journal_clean_runs gives -1 for no valid mark, 0 for
+ * a mark without an index, 1 for one with lines after the first, kept
+ * unread in runs->raw: a start that changes nothing never parses them.
+ * tg_runs_parse reads them (-EBADMSG for anything but an index, as a mark
+ * cut short: it is never synced); a mark written from runs still unparsed
+ * holds them as they were.
  */
 struct tg_runs {
 	struct tg_txinfo *v; /* id, state, started_ns and journal_bytes; the rest empty */
 	size_t n;
+	char *raw;           /* the index as the mark had it, until tg_runs_parse */
 };
 int tg_journal_clean_runs(const char *state_dir, struct tg_runs *runs);
 void tg_journal_clean_mark(const char *state_dir, const struct tg_runs *runs);
+int tg_runs_parse(struct tg_runs *r);
 /* A copy of the fields the mark keeps of v[0..n-1]. 0 or -ENOMEM. */
 int tg_runs_copy(struct tg_runs *to, const struct tg_txinfo *v, size_t n);
 /* Add a copy of what the mark keeps of i, in the history's order. */

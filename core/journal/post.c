@@ -417,6 +417,7 @@ void tg_runs_clear(struct tg_runs *r)
 	for (size_t i = 0; i < r->n; i++)
 		tg_txinfo_clear(&r->v[i]);
 	free(r->v);
+	free(r->raw);
 	*r = (struct tg_runs){ 0 };
 }
 
@@ -492,6 +493,7 @@ static bool run_line_parse(const char *p, size_t len, struct tg_txinfo *o)
  * synced) is no index. */
 static bool runs_parse(const char *p, const char *end, struct tg_runs *out)
 {
+	*out = (struct tg_runs){ 0 };
 	const char *nl = memchr(p, '\n', (size_t)(end - p));
 	char *e;
 	if (!nl || nl - p < 6 || memcmp(p, "runs ", 5) || !isdigit((unsigned char)p[5]))
@@ -517,6 +519,17 @@ static bool runs_parse(const char *p, const char *end, struct tg_runs *out)
 	return false;
 }
 
+int tg_runs_parse(struct tg_runs *r)
+{
+	if (!r->raw)
+		return r->v ? 0 : -ENOENT;
+	char *raw = steal_pointer(&r->raw);
+	tg_runs_clear(r);
+	bool ok = runs_parse(raw, raw + strlen(raw), r);
+	free(raw);
+	return ok ? 0 : -EBADMSG;
+}
+
 int tg_journal_clean_runs(const char *state_dir, struct tg_runs *runs)
 {
 	if (runs)
@@ -529,7 +542,9 @@ int tg_journal_clean_runs(const char *state_dir, struct tg_runs *runs)
 	if (n <= 0 || small_read_at(dfd, CLEAN_NAME, &text, &len) < 0 || len < (size_t)n ||
 	    memcmp(text, want, (size_t)n) != 0)
 		return -1;
-	return runs && runs_parse(text + n, text + len, runs) ? 1 : 0;
+	if (!runs || len == (size_t)n || memchr(text, '\0', len))
+		return 0;
+	return (runs->raw = tg_strdup(text + n)) ? 1 : 0;
 }
 
 bool tg_journal_clean(const char *state_dir)
@@ -555,7 +570,9 @@ void tg_journal_clean_mark(const char *state_dir, const struct tg_runs *runs)
 		return;
 	}
 	fwrite(first, 1, (size_t)n, f);
-	if (runs) {
+	if (runs && runs->raw) {
+		fputs(runs->raw, f);
+	} else if (runs) {
 		fprintf(f, "runs %zu\n", runs->n);
 		for (size_t i = 0; i < runs->n; i++)
 			fprintf(f, "%s %s %llu %llu\n", runs->v[i].id, tg_jstate_name(runs->v[i].state),

@@ -281,8 +281,8 @@ static bool nothing_to_recover(const char *state_dir, struct tg_runs *runs)
 
 /* mark_ok: a start, which takes the mark a clean end left (journal.h);
  * `txguard recover` never does, it reads every run. *hist: the history,
- * when a clean mark or a listing that found nothing to do told it
- * (hist->v set), else empty. */
+ * when a clean mark (hist->raw, unparsed) or a listing that found nothing
+ * to do (hist->v) told it, else empty. */
 static int recover_locked(const char *state_dir, struct tg_recovery *r, bool mark_ok, struct tg_runs *hist)
 {
 	struct tg_txinfo *v;
@@ -509,7 +509,7 @@ int tg_txn_open(struct tg_txn **out, const struct tg_txn_opts *opts)
 	 * (tg_journal_create_deferred): one that changes nothing leaves no
 	 * trace and waits for no disk. */
 	t->join = opts->join_id != NULL;
-	t->hist_known = t->hist.v && !t->join && !opts->undoes;
+	t->hist_known = (t->hist.v || t->hist.raw) && !t->join && !opts->undoes;
 	t->sync = opts->sync;
 	if (!e && (t->join || opts->undoes))
 		e = tg_journal_create(t->state_dir, t->workspace, opts->command, opts->join_id, &t->j);
@@ -1621,7 +1621,9 @@ static bool counted(enum tg_jstate s)
 static int history_with_self(struct tg_txn *t, struct tg_runs *out)
 {
 	struct tg_txinfo self;
-	int e = tg_journal_read_info(t->state_dir, tg_journal_id(t->j), &self);
+	int e = tg_runs_parse(&t->hist);
+	if (!e)
+		e = tg_journal_read_info(t->state_dir, tg_journal_id(t->j), &self);
 	if (e < 0)
 		return e;
 	e = tg_runs_copy(out, t->hist.v, t->hist.n);

@@ -803,6 +803,7 @@ static void expect_index_is_listing(const char *what)
 	int c = tg_journal_clean_runs(sd, &r);
 	if (c != 1)
 		return;
+	cr_assert_eq(tg_runs_parse(&r), 0, "%s: an index that does not parse", what);
 	struct tg_txinfo *v;
 	size_t n;
 	cr_assert_eq(tg_run_list(sd, &v, &n), 0);
@@ -884,7 +885,7 @@ Test(journal, history_index_follows_the_history)
 			size_t n0, n1;
 			cr_assert_eq(tg_run_list(sd, &l0, &n0), 0);
 			struct tg_runs idx;
-			by_index += tg_journal_clean_runs(sd, &idx) == 1 && n0 > 0;
+			by_index += tg_journal_clean_runs(sd, &idx) == 1 && tg_runs_parse(&idx) == 0 && n0 > 0;
 			tg_runs_clear(&idx);
 			next_tick();
 			cr_assert_eq(tg_txn_open(&t, &o), 0, "%s", what);
@@ -955,6 +956,7 @@ Test(journal, prune_reads_each_run_it_retires)
 	}
 	struct tg_runs r;
 	cr_assert_eq(tg_journal_clean_runs(sd, &r), 1, "a commit leaves the index");
+	cr_assert_eq(tg_runs_parse(&r), 0);
 	cr_assert_eq(r.n, 2);
 	/* The oldest kept run, made "open" without moving txn/. */
 	char info[600], tmp[620];
@@ -994,6 +996,7 @@ Test(journal, prune_goes_by_the_index)
 	}
 	struct tg_runs r;
 	cr_assert_eq(tg_journal_clean_runs(sd, &r), 1);
+	cr_assert_eq(tg_runs_parse(&r), 0);
 	cr_assert_eq(r.n, 2);
 	char info[600], tmp[620];
 	snprintf(info, sizeof(info), "%s/txn/%s/info", sd, r.v[1].id);
@@ -1034,19 +1037,24 @@ Test(journal, cut_index_is_no_index)
 	cr_assert_eq(tg_journal_clean_runs(sd, NULL), 0);
 	struct tg_runs r;
 	cr_assert_eq(tg_journal_clean_runs(sd, &r), 1);
+	cr_assert_eq(tg_runs_parse(&r), 0);
 	cr_assert_eq(r.n, 4);
 	tg_runs_clear(&r);
 	for (size_t cut = 0; cut < len; cut++) {
 		cr_assert_eq(truncate(mark, (off_t)cut), 0);
 		int c = tg_journal_clean_runs(sd, &r);
-		cr_assert_eq(c, cut < first ? -1 : 0, "cut at %zu of %zu: %d", cut, len, c);
+		cr_assert_eq(c, cut < first ? -1 : cut == first ? 0 : 1, "cut at %zu of %zu: %d", cut, len, c);
+		if (c == 1)
+			cr_assert_eq(tg_runs_parse(&r), -EBADMSG, "cut at %zu of %zu taken for an index", cut, len);
 		cr_assert_eq(r.n, 0);
+		tg_runs_clear(&r);
 		int fd = open(mark, O_WRONLY);
 		cr_assert_geq(fd, 0);
 		cr_assert_eq(pwrite(fd, text, len, 0), (ssize_t)len);
 		close(fd);
 	}
 	cr_assert_eq(tg_journal_clean_runs(sd, &r), 1, "whole again");
+	cr_assert_eq(tg_runs_parse(&r), 0);
 	tg_runs_clear(&r);
 	/* Bytes changed at random after the first line: an index or none,
 	 * never a crash; one it takes is in order and of sane names. */
@@ -1062,6 +1070,8 @@ Test(journal, cut_index_is_no_index)
 		close(fd);
 		int c = tg_journal_clean_runs(sd, &r);
 		cr_assert(c == 0 || c == 1, "round %d: %d", round, c);
+		if (c == 1 && tg_runs_parse(&r) < 0)
+			cr_assert_eq(r.n, 0);
 		for (size_t i = 0; i < r.n; i++) {
 			cr_assert(r.v[i].id[0] && r.v[i].id[0] != '.' && !strchr(r.v[i].id, '/'), "round %d: id '%s'", round,
 			          r.v[i].id);
