@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -66,7 +67,9 @@ bool tg_journal_has_trash(const char *state_dir)
 	return any;
 }
 
-int tg_journal_gc(const char *state_dir)
+/* Remove what trash/ holds, at most max names; past an error, the rest
+ * still. 0, 1 when max ran out first, or the first -errno. */
+static int empty_trash(const char *state_dir, size_t max)
 {
 	_cleanup_close_ int fd = tg_journal_open_sub(state_dir, "trash");
 	if (fd == -ENOENT)
@@ -79,30 +82,24 @@ int tg_journal_gc(const char *state_dir)
 	int e = 0;
 	struct dirent *de;
 	while ((de = tg_fs_readdir(d))) {
-		int q = tg_fs_remove_tree(dirfd(d), de->d_name);
-		if (q < 0 && !e)
+		int q = tg_fs_remove_tree_upto(dirfd(d), de->d_name, &max);
+		if (q && !e)
 			e = q;
+		if (q > 0)
+			break;
 	}
 	closedir(d);
 	return e;
 }
 
+int tg_journal_gc(const char *state_dir)
+{
+	return empty_trash(state_dir, SIZE_MAX);
+}
+
 int tg_journal_gc_upto(const char *state_dir, size_t max)
 {
-	_cleanup_close_ int fd = tg_journal_open_sub(state_dir, "trash");
-	if (fd == -ENOENT)
-		return 0;
-	if (fd < 0)
-		return fd;
-	DIR *d = tg_fs_opendir(fd);
-	if (!d)
-		return -errno;
-	int e = 0;
-	struct dirent *de;
-	while (!e && (de = tg_fs_readdir(d)))
-		e = tg_fs_remove_tree_upto(dirfd(d), de->d_name, &max);
-	closedir(d);
-	return e;
+	return empty_trash(state_dir, max);
 }
 
 int tg_journal_gc_main(const char *state_dir)

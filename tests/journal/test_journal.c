@@ -942,6 +942,26 @@ Test(journal, history_index_follows_the_history)
 	cr_log_info("%d of %d commits found an index", by_index, commits);
 }
 
+/* Run id's info with key=value in place of its line, written whole and
+ * renamed into place as txguard does: txn/ does not move. */
+static void edit_info(const char *id, const char *key, const char *value)
+{
+	char info[600], tmp[620], k[64];
+	snprintf(info, sizeof(info), "%s/txn/%s/info", sd, id);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", info);
+	snprintf(k, sizeof(k), "\n%s=", key);
+	_cleanup_free_ char *text = NULL;
+	size_t len;
+	cr_assert_eq(tg_read_file(info, &text, &len, 1 << 20), 0);
+	char *at = strstr(text, k), *end = at ? strchr(at + 1, '\n') : NULL;
+	cr_assert(at && end, "%s has no %s line", info, key);
+	FILE *f = fopen(tmp, "w");
+	cr_assert(f);
+	fprintf(f, "%.*s%s%s%s", (int)(at - text), text, k, value, end);
+	cr_assert_eq(fclose(f), 0);
+	cr_assert_eq(rename(tmp, info), 0);
+}
+
 /* A run the index says is committed, but whose info says otherwise (a
  * state the mark cannot see change) is not retired on the index's word:
  * the prune reads each run it retires, and goes by the listing then. */
@@ -959,26 +979,15 @@ Test(journal, prune_reads_each_run_it_retires)
 	cr_assert_eq(tg_runs_parse(&r), 0);
 	cr_assert_eq(r.n, 2);
 	/* The oldest kept run, made "open" without moving txn/. */
-	char info[600], tmp[620];
-	snprintf(info, sizeof(info), "%s/txn/%s/info", sd, r.v[1].id);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", info);
-	_cleanup_free_ char *text = NULL;
-	size_t len;
-	cr_assert_eq(tg_read_file(info, &text, &len, 1 << 20), 0);
-	char *st = strstr(text, "state=committed");
-	cr_assert(st);
-	FILE *f = fopen(tmp, "w");
-	cr_assert(f);
-	fprintf(f, "%.*sstate=open%s", (int)(st - text), text, st + strlen("state=committed"));
-	fclose(f);
-	cr_assert_eq(rename(tmp, info), 0);
+	edit_info(r.v[1].id, "state", "open");
 	cr_assert_eq(tg_journal_clean_runs(sd, NULL), 0, "still a valid mark");
 	next_tick();
 	cr_assert_eq(tg_txn_open(&t, &o), 0);
 	commit_new_file(3);
 	struct stat sb;
-	snprintf(info, sizeof(info), "%s/txn/%s", sd, r.v[1].id);
-	cr_assert_eq(stat(info, &sb), 0, "the open run was retired on the index's word");
+	char dir[600];
+	snprintf(dir, sizeof(dir), "%s/txn/%s", sd, r.v[1].id);
+	cr_assert_eq(stat(dir, &sb), 0, "the open run was retired on the index's word");
 	tg_runs_clear(&r);
 	expect_index_is_listing("after");
 }
@@ -998,25 +1007,14 @@ Test(journal, prune_goes_by_the_index)
 	cr_assert_eq(tg_journal_clean_runs(sd, &r), 1);
 	cr_assert_eq(tg_runs_parse(&r), 0);
 	cr_assert_eq(r.n, 2);
-	char info[600], tmp[620];
-	snprintf(info, sizeof(info), "%s/txn/%s/info", sd, r.v[1].id);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", info);
-	_cleanup_free_ char *text = NULL;
-	size_t len;
-	cr_assert_eq(tg_read_file(info, &text, &len, 1 << 20), 0);
-	char *jb = strstr(text, "journal_bytes=");
-	cr_assert(jb);
-	FILE *f = fopen(tmp, "w");
-	cr_assert(f);
-	fprintf(f, "%.*sjournal_bytes=%llu\n", (int)(jb - text), text, 1ull << 40);
-	fclose(f);
-	cr_assert_eq(rename(tmp, info), 0);
+	edit_info(r.v[1].id, "journal_bytes", "1099511627776");
 	next_tick();
 	cr_assert_eq(tg_txn_open(&t, &o), 0);
 	commit_new_file(2);
 	struct stat sb;
-	snprintf(info, sizeof(info), "%s/txn/%s", sd, r.v[1].id);
-	cr_assert_eq(stat(info, &sb), 0, "the commit read the old run's info");
+	char dir[600];
+	snprintf(dir, sizeof(dir), "%s/txn/%s", sd, r.v[1].id);
+	cr_assert_eq(stat(dir, &sb), 0, "the commit read the old run's info");
 	tg_runs_clear(&r);
 }
 
