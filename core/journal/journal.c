@@ -375,18 +375,26 @@ static int make_dir(struct tg_journal *j)
 {
 	/* Not clean from here on: durable with the dir, by txn/'s fsync below. */
 	int r = tg_journal_clean_drop(j->state_dir, false);
-	if (!r)
-		r = tg_fs_mkdir_p(j->dir);
+	/* Where txn/ is there already (every run but the first), one mkdir;
+	 * its own entry is as durable as the run that made it left it. A
+	 * name that is there already is another run's: never share it. */
+	bool made_txn = false;
+	if (!r && mkdir(j->dir, 0700) < 0) {
+		r = errno == ENOENT ? 0 : -errno;
+		made_txn = !r;
+		if (!r)
+			r = tg_fs_mkdir_p(j->dir);
+	}
 	if (!r)
 		r = open_dirs(j);
 	if (!r)
 		r = write_reserve(j);
 	if (!r)
 		r = tg_journal_write_info(j);
-	_cleanup_close_ int txnfd = r ? -1 : open(j->state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	_cleanup_close_ int sfd = r ? -1 : open(j->state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (!r) {
-		_cleanup_close_ int tfd = openat(txnfd, "txn", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (tfd < 0 || tg_fs_fsync_dir(tfd) < 0 || tg_fs_fsync_dir(txnfd) < 0)
+		_cleanup_close_ int tfd = openat(sfd, "txn", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (tfd < 0 || tg_fs_fsync_dir(tfd) < 0 || (made_txn && tg_fs_fsync_dir(sfd) < 0))
 			r = -EIO;
 	}
 	return r;

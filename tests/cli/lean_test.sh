@@ -41,6 +41,20 @@ if command -v strace >/dev/null; then
 	if grep -E '^mkdir' "$TG_TMP/st" | grep -v EEXIST; then
 		fail "a run that changed nothing made a directory"
 	fi
+	# A run dir is durable through txn/'s fsync, and txn/ through the
+	# state dir's, which only the run that made txn/ needs.
+	st2=$(realpath "$TG_TMP")/state2 # as strace -y names it
+	for i in 1 2; do
+		strace -qq -y -o "$TG_TMP/fs$i" -e trace=fsync \
+			"$TXGUARD" -q --no-default-policy -p "$TXGUARD_POLICY_DIR" --state-dir "$st2" -w "$ws" \
+			-- sh -c "echo $i > synced" || fail "run $i under strace"
+	done
+	grep -qF "<$st2/txn>)" "$TG_TMP/fs1" || fail "the first run did not sync txn/: $(cat "$TG_TMP/fs1")"
+	grep -qF "<$st2>)" "$TG_TMP/fs1" || fail "the run that made txn/ did not sync the state dir"
+	grep -qF "<$st2/txn>)" "$TG_TMP/fs2" || fail "the second run did not sync txn/: $(cat "$TG_TMP/fs2")"
+	if grep -F "<$st2>)" "$TG_TMP/fs2"; then
+		fail "a run synced the state dir, though txn/ was there already"
+	fi
 fi
 
 # --- libraries loaded at their first use (core/base/lazy.h) ---
