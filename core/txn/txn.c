@@ -1658,14 +1658,11 @@ static int prune_history(struct tg_txn *t)
 		runs++;
 		bytes += h.v[i].journal_bytes;
 		drop[i] = !(runs == 1 || (runs <= t->max_runs && bytes <= t->max_bytes));
-		struct tg_txinfo now;
-		if (drop[i] && indexed) {
-			bool same = tg_journal_read_info(t->state_dir, h.v[i].id, &now) == 0 && counted(now.state);
-			if (same)
-				tg_txinfo_clear(&now);
-			else
-				e = -ESTALE;
-		}
+		struct tg_txinfo now = { 0 };
+		if (drop[i] && indexed &&
+		    (tg_journal_read_info(t->state_dir, h.v[i].id, &now) < 0 || !counted(now.state)))
+			e = -ESTALE;
+		tg_txinfo_clear(&now);
 	}
 	if (e == -ESTALE) { /* the mark's history is not the history */
 		tg_runs_clear(&h);
