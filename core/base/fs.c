@@ -508,6 +508,11 @@ int tg_fs_remove_tree_upto(int dirfd, const char *name, size_t *left)
 
 int tg_fs_mkdir_p(const char *abs)
 {
+	/* Mostly there already, or only the last name missing: one call. */
+	if (mkdir(abs, 0700) == 0 || errno == EEXIST)
+		return 0;
+	if (errno != ENOENT)
+		return -errno;
 	_cleanup_free_ char *p = tg_strdup(abs);
 	if (!p)
 		return -ENOMEM;
