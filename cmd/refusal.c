@@ -220,7 +220,12 @@ const struct tg_unobserved *tg_refusals_unobserved(const struct tg_refusals *rf,
  * cache directory that a tool would create on first use has no rule, and
  * granting its parent instead would open the parent (often $HOME) to every
  * write. Creating the place beforehand is the narrow way. */
-static int precreate_one(const char *path)
+struct parent {
+	char *path; /* the last place's parent, opened: fd, or -errno */
+	int fd;
+};
+
+static int precreate_one(const char *path, struct parent *last)
 {
 	size_t l = strlen(path);
 	bool dir = l > 1 && path[l - 1] == '/';
@@ -231,9 +236,19 @@ static int precreate_one(const char *path)
 	if (!slash || slash == p)
 		return -EINVAL;
 	*slash = '\0';
-	_cleanup_close_ int pfd = open(p, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	/* Places come in groups under one parent (a tool's cache dirs). */
+	if (!last->path || strcmp(last->path, p) != 0) {
+		if (last->fd >= 0)
+			close(last->fd);
+		free(last->path);
+		last->path = tg_strdup(p);
+		last->fd = open(p, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (last->fd < 0)
+			last->fd = -errno;
+	}
+	int pfd = last->fd;
 	if (pfd < 0)
-		return -errno;
+		return pfd;
 	const char *name = slash + 1;
 	if (dir)
 		return mkdirat(pfd, name, 0700) < 0 ? -errno : 1;
@@ -247,8 +262,12 @@ static int precreate_one(const char *path)
 int tg_refusals_precreate(char *const *paths)
 {
 	int n = 0;
+	struct parent last = { .fd = -1 };
 	for (size_t i = 0; paths && paths[i]; i++)
-		if (precreate_one(paths[i]) == 1)
+		if (precreate_one(paths[i], &last) == 1)
 			n++;
+	if (last.fd >= 0)
+		close(last.fd);
+	free(last.path);
 	return n;
 }

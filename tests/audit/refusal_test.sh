@@ -142,12 +142,16 @@ assert d["errno"]=="EACCES" and d["source"]=="landlock" and d["enforced"], d' "$
 	fail "the Landlock decision lacks its errno or source"
 
 # 5. paths.create: the same place created before the run, then no refusal.
+# Places share their parent's open (the same parent in a row): a missing
+# one stays missing for the next place under it, and a parent met again
+# after another one is opened again.
 cat >"$O/create.yaml" <<EOP
 version: 1
 paths:
-  create: [~/.made/, ~/.made_history, ~/.nope/deeper/]
+  create: [~/.made/, ~/.made_history, ~/.nope/deeper/, ~/.nope/other, ~/.made/inner/, ~/.made2/]
 EOP
-tg create -p "$O/create.yaml" -- sh -c "mkdir '$H/.made/x' && echo y >> '$H/.made_history'"
+tg create -p "$O/create.yaml" -- sh -c "mkdir '$H/.made/x' && echo y >> '$H/.made_history' && mkdir '$H/.made2/z'"
+[ -d "$H/.made/inner" ] || fail "a place under a place made just before was not made"
 assert_eq "create: rc" 0 "$(cat "$O/create.rc")"
 assert_eq "create: decisions" "" "$(decisions create)"
 [ -d "$H/.made/x" ] && [ "$(cat "$H/.made_history")" = y ] || fail "the created places were not writable"
