@@ -111,7 +111,9 @@ static int before(enum tg_op_kind kind, const char *rel, const char *rel2, int f
 	return tg_txn_before(t, &op);
 }
 
-/* In the open transaction: create f<k> holding "x", then commit and close. */
+/* In the open transaction: create f<k> holding "x", then commit, free
+ * what the commit pruned (as txguard does once its report is out) and
+ * close. */
 static void commit_new_file(int k)
 {
 	char name[16];
@@ -119,6 +121,7 @@ static void commit_new_file(int k)
 	cr_assert_eq(before(TG_OP_OPEN, name, NULL, O_WRONLY | O_CREAT), 0);
 	put(name, "x");
 	cr_assert_eq(tg_txn_commit(t), 0);
+	tg_txn_collect(t);
 	tg_txn_free(t);
 	t = NULL;
 }
@@ -962,6 +965,27 @@ static void edit_info(const char *id, const char *key, const char *value)
 	cr_assert_eq(rename(tmp, info), 0);
 }
 
+/* n runs committed with options o, each creating f<k>; *r: the mark's
+ * index after them, parsed. */
+static void commit_runs(const struct tg_txn_opts *o, int n, struct tg_runs *r)
+{
+	for (int k = 0; k < n; k++) {
+		next_tick();
+		cr_assert_eq(tg_txn_open(&t, o), 0);
+		commit_new_file(k);
+	}
+	cr_assert_eq(tg_journal_clean_runs(sd, r), 1, "a commit leaves the index");
+	cr_assert_eq(tg_runs_parse(r), 0);
+}
+
+static bool run_dir_there(const char *id)
+{
+	char dir[600];
+	struct stat sb;
+	snprintf(dir, sizeof(dir), "%s/txn/%s", sd, id);
+	return stat(dir, &sb) == 0;
+}
+
 /* A run the index says is committed, but whose info says otherwise (a
  * state the mark cannot see change) is not retired on the index's word:
  * the prune reads each run it retires, and goes by the listing then. */
@@ -969,14 +993,8 @@ Test(journal, prune_reads_each_run_it_retires)
 {
 	struct tg_txn_opts o = { .workspace = ws, .state_dir = sd, .command = "unit", .lock = TG_LOCK_FAIL,
 	                         .history_max_runs = 2 };
-	for (int k = 0; k < 3; k++) {
-		next_tick();
-		cr_assert_eq(tg_txn_open(&t, &o), 0);
-		commit_new_file(k);
-	}
 	struct tg_runs r;
-	cr_assert_eq(tg_journal_clean_runs(sd, &r), 1, "a commit leaves the index");
-	cr_assert_eq(tg_runs_parse(&r), 0);
+	commit_runs(&o, 3, &r);
 	cr_assert_eq(r.n, 2);
 	/* The oldest kept run, made "open" without moving txn/. */
 	edit_info(r.v[1].id, "state", "open");
@@ -984,10 +1002,7 @@ Test(journal, prune_reads_each_run_it_retires)
 	next_tick();
 	cr_assert_eq(tg_txn_open(&t, &o), 0);
 	commit_new_file(3);
-	struct stat sb;
-	char dir[600];
-	snprintf(dir, sizeof(dir), "%s/txn/%s", sd, r.v[1].id);
-	cr_assert_eq(stat(dir, &sb), 0, "the open run was retired on the index's word");
+	cr_assert(run_dir_there(r.v[1].id), "the open run was retired on the index's word");
 	tg_runs_clear(&r);
 	expect_index_is_listing("after");
 }
@@ -998,23 +1013,14 @@ Test(journal, prune_goes_by_the_index)
 {
 	struct tg_txn_opts o = { .workspace = ws, .state_dir = sd, .command = "unit", .lock = TG_LOCK_FAIL,
 	                         .history_max_runs = 3, .history_max_bytes = 1u << 30 };
-	for (int k = 0; k < 2; k++) {
-		next_tick();
-		cr_assert_eq(tg_txn_open(&t, &o), 0);
-		commit_new_file(k);
-	}
 	struct tg_runs r;
-	cr_assert_eq(tg_journal_clean_runs(sd, &r), 1);
-	cr_assert_eq(tg_runs_parse(&r), 0);
+	commit_runs(&o, 2, &r);
 	cr_assert_eq(r.n, 2);
 	edit_info(r.v[1].id, "journal_bytes", "1099511627776");
 	next_tick();
 	cr_assert_eq(tg_txn_open(&t, &o), 0);
 	commit_new_file(2);
-	struct stat sb;
-	char dir[600];
-	snprintf(dir, sizeof(dir), "%s/txn/%s", sd, r.v[1].id);
-	cr_assert_eq(stat(dir, &sb), 0, "the commit read the old run's info");
+	cr_assert(run_dir_there(r.v[1].id), "the commit read the old run's info");
 	tg_runs_clear(&r);
 }
 
@@ -1645,14 +1651,7 @@ Test(journal, a_small_pruned_run_is_freed_by_collect)
 	for (int k = 0; k < 2; k++) {
 		next_tick();
 		cr_assert_eq(tg_txn_open(&t, &o), 0);
-		char name[16];
-		snprintf(name, sizeof(name), "f%d", k);
-		cr_assert_eq(before(TG_OP_OPEN, name, NULL, O_WRONLY | O_CREAT), 0);
-		put(name, "x");
-		cr_assert_eq(tg_txn_commit(t), 0);
-		tg_txn_collect(t);
-		tg_txn_free(t);
-		t = NULL;
+		commit_new_file(k);
 	}
 	char p[512];
 	snprintf(p, sizeof(p), "%s/trash", sd);
