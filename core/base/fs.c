@@ -448,8 +448,6 @@ struct dirent *tg_fs_readdir(DIR *d)
 	return de;
 }
 
-static int remove_tree(int dirfd, const char *name, size_t *left);
-
 static int remove_children(int dfd, size_t *left)
 {
 	DIR *d = tg_fs_opendir(dfd);
@@ -458,7 +456,7 @@ static int remove_children(int dfd, size_t *left)
 	int r = 0;
 	struct dirent *de;
 	while ((de = tg_fs_readdir(d))) {
-		int q = remove_tree(dirfd(d), de->d_name, left);
+		int q = tg_fs_remove_tree_upto(dirfd(d), de->d_name, left);
 		if (q > 0) { /* out of budget: what is left stays */
 			r = r ? r : q;
 			break;
@@ -470,9 +468,7 @@ static int remove_children(int dfd, size_t *left)
 	return r;
 }
 
-/* Each name removed, file or directory, takes one from *left; at none left
- * it stops and returns 1. */
-static int remove_tree(int dirfd, const char *name, size_t *left)
+int tg_fs_remove_tree_upto(int dirfd, const char *name, size_t *left)
 {
 	if (!*left)
 		return 1;
@@ -498,12 +494,7 @@ static int remove_tree(int dirfd, const char *name, size_t *left)
 int tg_fs_remove_tree(int dirfd, const char *name)
 {
 	size_t all = SIZE_MAX;
-	return remove_tree(dirfd, name, &all);
-}
-
-int tg_fs_remove_tree_upto(int dirfd, const char *name, size_t *left)
-{
-	return remove_tree(dirfd, name, left);
+	return tg_fs_remove_tree_upto(dirfd, name, &all);
 }
 
 int tg_fs_mkdir_p(const char *abs)

@@ -67,9 +67,8 @@ bool tg_journal_has_trash(const char *state_dir)
 	return any;
 }
 
-/* Remove what trash/ holds, at most max names; past an error, the rest
- * still. 0, 1 when max ran out first, or the first -errno. */
-static int empty_trash(const char *state_dir, size_t max)
+/* Past an error it goes on with the rest; the first -errno is returned. */
+int tg_journal_gc_upto(const char *state_dir, size_t max)
 {
 	_cleanup_close_ int fd = tg_journal_open_sub(state_dir, "trash");
 	if (fd == -ENOENT)
@@ -94,12 +93,7 @@ static int empty_trash(const char *state_dir, size_t max)
 
 int tg_journal_gc(const char *state_dir)
 {
-	return empty_trash(state_dir, SIZE_MAX);
-}
-
-int tg_journal_gc_upto(const char *state_dir, size_t max)
-{
-	return empty_trash(state_dir, max);
+	return tg_journal_gc_upto(state_dir, SIZE_MAX);
 }
 
 int tg_journal_gc_main(const char *state_dir)
