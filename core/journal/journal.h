@@ -322,8 +322,6 @@ struct tg_runs {
 int tg_journal_clean_runs(const char *state_dir, struct tg_runs *runs);
 void tg_journal_clean_mark(const char *state_dir, const struct tg_runs *runs);
 int tg_runs_parse(struct tg_runs *r);
-/* A copy of the fields the mark keeps of v[0..n-1]. 0 or -ENOMEM. */
-int tg_runs_copy(struct tg_runs *to, const struct tg_txinfo *v, size_t n);
 /* Add a copy of what the mark keeps of i, in the history's order. */
 int tg_runs_insert(struct tg_runs *r, const struct tg_txinfo *i);
 void tg_runs_clear(struct tg_runs *r);

@@ -429,19 +429,6 @@ static int run_copy(struct tg_txinfo *d, const struct tg_txinfo *i)
 	return d->id ? 0 : -ENOMEM;
 }
 
-int tg_runs_copy(struct tg_runs *to, const struct tg_txinfo *v, size_t n)
-{
-	*to = (struct tg_runs){ .v = calloc(n ? n : 1, sizeof(*v)) };
-	if (!to->v)
-		return -ENOMEM;
-	for (; to->n < n; to->n++)
-		if (run_copy(&to->v[to->n], &v[to->n]) < 0) {
-			tg_runs_clear(to);
-			return -ENOMEM;
-		}
-	return 0;
-}
-
 int tg_runs_insert(struct tg_runs *r, const struct tg_txinfo *i)
 {
 	struct tg_txinfo *nv = realloc(r->v, (r->n + 1) * sizeof(*nv));
@@ -544,7 +531,9 @@ int tg_journal_clean_runs(const char *state_dir, struct tg_runs *runs)
 		return -1;
 	if (!runs || len == (size_t)n || memchr(text, '\0', len))
 		return 0;
-	return (runs->raw = tg_strdup(text + n)) ? 1 : 0;
+	memmove(text, text + n, len - (size_t)n + 1); /* the lines after the first, kept */
+	runs->raw = steal_pointer(&text);
+	return 1;
 }
 
 bool tg_journal_clean(const char *state_dir)

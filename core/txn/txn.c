@@ -273,10 +273,13 @@ static bool nothing_to_recover(const char *state_dir, struct tg_runs *runs)
 	bool quiet = count_run_dirs(state_dir, &dirs) == 0 && dirs == n;
 	for (size_t i = 0; quiet && i < n; i++)
 		quiet = !recovery_acts_on(v[i].state);
-	if (quiet && tg_runs_copy(runs, v, n) < 0)
-		*runs = (struct tg_runs){ 0 };
-	tg_txinfo_free_all(v, n);
-	return quiet;
+	if (!quiet) {
+		tg_txinfo_free_all(v, n);
+		return false;
+	}
+	/* The listing is the history: an empty one is an index too. */
+	*runs = (struct tg_runs){ .v = v ? v : calloc(1, sizeof(*v)), .n = n };
+	return true;
 }
 
 /* mark_ok: a start, which takes the mark a clean end left (journal.h);
@@ -1616,9 +1619,9 @@ static bool counted(enum tg_jstate s)
 	return s == TG_JSTATE_COMMITTED || s == TG_JSTATE_UNDONE;
 }
 
-/* The history now, newest first: the start's (t->hist) with this run's
- * entry, read back from its info as a listing would. */
-static int history_with_self(struct tg_txn *t, struct tg_runs *out)
+/* The history now, newest first: this run's entry, read back from its
+ * info as a listing would, added to the start's (t->hist). */
+static int add_self(struct tg_txn *t)
 {
 	struct tg_txinfo self;
 	int e = tg_runs_parse(&t->hist);
@@ -1626,9 +1629,7 @@ static int history_with_self(struct tg_txn *t, struct tg_runs *out)
 		e = tg_journal_read_info(t->state_dir, tg_journal_id(t->j), &self);
 	if (e < 0)
 		return e;
-	e = tg_runs_copy(out, t->hist.v, t->hist.n);
-	if (!e && (e = tg_runs_insert(out, &self)) < 0)
-		tg_runs_clear(out);
+	e = tg_runs_insert(&t->hist, &self);
 	tg_txinfo_clear(&self);
 	return e;
 }
@@ -1644,10 +1645,14 @@ static int history_with_self(struct tg_txn *t, struct tg_runs *out)
 static int prune_history(struct tg_txn *t)
 {
 	struct tg_runs h = { 0 };
-	bool indexed = t->hist_known && history_with_self(t, &h) == 0;
+	bool indexed = t->hist_known && add_self(t) == 0;
 	int e = 0;
-	if (!indexed && (e = tg_run_list(t->state_dir, &h.v, &h.n)) < 0)
+	if (indexed) {
+		h = t->hist;
+		t->hist = (struct tg_runs){ 0 };
+	} else if ((e = tg_run_list(t->state_dir, &h.v, &h.n)) < 0) {
 		return e;
+	}
 	_cleanup_free_ bool *drop = calloc(h.n ? h.n : 1, sizeof(*drop));
 	if (!drop)
 		e = -ENOMEM;
