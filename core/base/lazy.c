@@ -2,6 +2,7 @@
 #include "lazy.h"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdio.h>
 
@@ -45,4 +46,13 @@ bool tg_lazy_load(struct tg_lazy_lib *lib, char *why, size_t size)
 		pthread_mutex_unlock(&load_lock);
 	}
 	return false;
+}
+
+const char *tg_lazy_file(struct tg_lazy_lib *lib)
+{
+	void *h = __atomic_load_n(&lib->handle, __ATOMIC_ACQUIRE);
+	struct link_map *map = NULL;
+	if (!h || dlinfo(h, RTLD_DI_LINKMAP, &map) != 0 || !map || !map->l_name || !*map->l_name)
+		return NULL;
+	return map->l_name;
 }

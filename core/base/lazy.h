@@ -41,6 +41,15 @@ void *tg_lazy_sym(struct tg_lazy_lib *lib, const char *name);
  * in why. */
 bool tg_lazy_load(struct tg_lazy_lib *lib, char *why, size_t size);
 
+/* The file lib was loaded from (ld.so's name for it, e.g.
+ * "/lib/x86_64-linux-gnu/libseccomp.so.2"); NULL while it is not loaded. */
+const char *tg_lazy_file(struct tg_lazy_lib *lib);
+
+/* libseccomp (seccomp_lazy.c), used by the filter and by the policy's
+ * syscall names: tg_lazy_load and tg_lazy_file of it. */
+bool tg_seccomp_load(char *why, size_t size);
+const char *tg_seccomp_file(void);
+
 /* In a wrapper named `name`: fn_, the library's function of that name,
  * looked up once per process, or NULL when it cannot be had. */
 #define TG_LAZY_FN(lib, name) \

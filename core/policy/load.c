@@ -22,6 +22,7 @@
 #include "policy_int.h"
 #include "ytree.h"
 #include "base/cache.h"
+#include "base/lazy.h"
 #include "base/util.h"
 
 #define Y_MAX_SCALAR (64 * 1024)
@@ -409,8 +410,13 @@ static void list_item(struct ld *ld, const struct ynode *n, void *data)
 		check_flag(ld, n, s);
 		break;
 	case LIST_SYSCALL:
-		if (seccomp_syscall_resolve_name(s) == __NR_SCMP_ERROR)
-			ERR(ld, n, "unknown syscall '%s'", s);
+		if (seccomp_syscall_resolve_name(s) == __NR_SCMP_ERROR) {
+			char why[128];
+			if (tg_seccomp_load(why, sizeof(why)))
+				ERR(ld, n, "unknown syscall '%s'", s);
+			else
+				ERR(ld, n, "cannot check syscall '%s' without libseccomp: %s", s, why);
+		}
 		break;
 	default:
 		break;

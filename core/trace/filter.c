@@ -2,6 +2,7 @@
 #include "filter.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <linux/seccomp.h>
 #include <seccomp.h>
 #include <string.h>
@@ -9,10 +10,12 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "syscalls.h"
 #include "base/cache.h"
+#include "base/lazy.h"
 #include "base/util.h"
 
 static void ctx_releasep(scmp_filter_ctx *ctx)
@@ -42,7 +45,7 @@ static struct scmp_arg_cmp to_scmp(const struct tg_syscall_cond *c)
 static int add_row(scmp_filter_ctx ctx, const struct tg_syscall *sc, uint32_t action, bool conditional)
 {
 	if (!conditional || sc->ncond == 0)
-		return seccomp_rule_add_exact(ctx, action, (int)sc->nr, 0);
+		return seccomp_rule_add_exact_array(ctx, action, (int)sc->nr, 0, NULL);
 	for (unsigned i = 0; i < sc->ncond; i++) {
 		struct scmp_arg_cmp cmp = to_scmp(&sc->cond[i]);
 		int r = seccomp_rule_add_exact_array(ctx, action, (int)sc->nr, 1, &cmp);
@@ -109,7 +112,7 @@ static int add_denied(scmp_filter_ctx ctx, const struct tg_filter_config *cfg, i
 		/* Pseudo numbers (syscalls x86_64 lacks) have nothing to deny. */
 		if (nr < 0)
 			continue;
-		int r = seccomp_rule_add_exact(ctx, fixed_action(nr, err), nr, 0);
+		int r = seccomp_rule_add_exact_array(ctx, fixed_action(nr, err), nr, 0, NULL);
 		if (r < 0)
 			return r;
 	}
@@ -124,7 +127,7 @@ static int build(const struct tg_filter_config *cfg, scmp_filter_ctx *out)
 	int r;
 
 	if (!ctx)
-		return -ENOMEM;
+		return tg_seccomp_load(NULL, 0) ? -ENOMEM : -ELIBACC;
 	/* libseccomp learns what the kernel can do by calling seccomp(2); where
 	 * that is not passed through (txguard under valgrind) it would refuse
 	 * KILL_PROCESS. txguard needs Linux >= 5.3 anyway, which has API level
@@ -156,6 +159,9 @@ static int build(const struct tg_filter_config *cfg, scmp_filter_ctx *out)
 
 static int check_names(const struct tg_filter_config *cfg, const char **bad)
 {
+	/* Without the library no name resolves: that is not the policy's fault. */
+	if (cfg->ndenied && !tg_seccomp_load(NULL, 0))
+		return -ELIBACC;
 	for (size_t i = 0; i < cfg->ndenied; i++) {
 		int err = cfg->deny_errno ? cfg->deny_errno[i] : EPERM;
 		if (seccomp_syscall_resolve_name(cfg->denied_syscalls[i]) == __NR_SCMP_ERROR || err <= 0 ||
@@ -233,30 +239,52 @@ int tg_filter_load_prog(const struct tg_filter_prog *prog)
 
 /* ---- the cache ---- */
 
-#define BPF_MAGIC "TGBPF001"
+/* An entry: the header, the file name of the libseccomp that built the
+ * program (lib_len bytes, no NUL), the n instructions, a checksum of all
+ * that (uint64_t). */
+#define BPF_MAGIC "TGBPF002"
 
 struct bpf_hdr {
 	char magic[8];
 	uint64_t key;
-	uint32_t n;   /* instructions that follow; then a uint64_t checksum */
-	uint32_t pad;
+	uint32_t n;       /* instructions */
+	uint32_t lib_len; /* bytes of the library's file name */
+	uint64_t lib_id;  /* lib_identity() of that file when it built the program */
 };
 
-/* Everything the program depends on. The binary itself stands for the
- * code that builds it (tg_cache_self_key: any rebuild is a new key); the
- * table and the config are hashed as values; libseccomp's version and API
- * level as it reports them. 0 when the binary cannot be stat'ed: no
- * caching then. */
+/* A file's identity (device, inode, size, mtime): a library upgraded in
+ * place is a new file. 0 when it cannot be stat'ed. */
+static uint64_t lib_identity(const char *path)
+{
+	struct stat st;
+	if (!path || stat(path, &st) < 0)
+		return 0;
+	const uint64_t id[] = { st.st_dev, st.st_ino, (uint64_t)st.st_size, (uint64_t)st.st_mtim.tv_sec,
+		                (uint64_t)st.st_mtim.tv_nsec };
+	uint64_t h = tg_fnv1a(TG_FNV1A_INIT, id, sizeof(id));
+	return h ? h : 1;
+}
+
+/* Everything the program depends on, without loading libseccomp (a start
+ * that reads the program back never calls it, base/seccomp_lazy.c). The
+ * binary itself stands for the code that builds it (tg_cache_self_key:
+ * any rebuild is a new key); the table and the config are hashed as
+ * values; the kernel (release, build, machine) for the API level that
+ * libseccomp finds in it. libseccomp itself is checked by each entry,
+ * which names the library file that built it (from_cache). 0 when the
+ * binary cannot be stat'ed: no caching then. */
 static uint64_t filter_key(const struct tg_filter_config *cfg)
 {
 	uint64_t self = tg_cache_self_key();
-	if (!self)
+	struct utsname u;
+	if (!self || uname(&u) < 0)
 		return 0;
 	uint64_t h = tg_fnv1a(TG_FNV1A_INIT, &self, sizeof(self));
-	const struct scmp_version *v = seccomp_version();
-	const uint32_t lib[] = { v ? v->major : 0, v ? v->minor : 0, v ? v->micro : 0,
-		                 (uint32_t)seccomp_api_get(), cfg->trap_network };
-	h = tg_fnv1a(h, lib, sizeof(lib));
+	h = tg_fnv1a(h, u.release, strlen(u.release) + 1);
+	h = tg_fnv1a(h, u.version, strlen(u.version) + 1);
+	h = tg_fnv1a(h, u.machine, strlen(u.machine) + 1);
+	const uint32_t net = cfg->trap_network;
+	h = tg_fnv1a(h, &net, sizeof(net));
 	for (size_t i = 0; i < cfg->ndenied; i++) {
 		int err = cfg->deny_errno ? cfg->deny_errno[i] : EPERM;
 		h = tg_fnv1a(h, cfg->denied_syscalls[i], strlen(cfg->denied_syscalls[i]) + 1);
@@ -276,6 +304,8 @@ static uint64_t filter_key(const struct tg_filter_config *cfg)
 	return h ? h : 1;
 }
 
+/* The program of a well-formed entry for key whose library is still the
+ * file that built it (one stat): 0, else -EINVAL (a miss). */
 static int from_cache(const char *buf, size_t len, uint64_t key, struct tg_filter_prog *out)
 {
 	struct bpf_hdr hd;
@@ -284,32 +314,44 @@ static int from_cache(const char *buf, size_t len, uint64_t key, struct tg_filte
 		return -EINVAL;
 	memcpy(&hd, buf, sizeof(hd));
 	if (memcmp(hd.magic, BPF_MAGIC, sizeof(hd.magic)) != 0 || hd.key != key || hd.n == 0 ||
-	    hd.n > BPF_MAXINSNS || len != sizeof(hd) + hd.n * sizeof(struct sock_filter) + sizeof(sum))
+	    hd.n > BPF_MAXINSNS || hd.lib_len == 0 || hd.lib_len >= PATH_MAX ||
+	    len != sizeof(hd) + hd.lib_len + hd.n * sizeof(struct sock_filter) + sizeof(sum))
 		return -EINVAL;
 	memcpy(&sum, buf + len - sizeof(sum), sizeof(sum));
 	if (sum != tg_fnv1a(TG_FNV1A_INIT, buf, len - sizeof(sum)))
 		return -EINVAL;
+	char lib[PATH_MAX];
+	memcpy(lib, buf + sizeof(hd), hd.lib_len);
+	lib[hd.lib_len] = '\0';
+	if (lib_identity(lib) != hd.lib_id)
+		return -EINVAL;
 	struct sock_filter *insns = malloc(hd.n * sizeof(*insns));
 	if (!insns)
 		return -ENOMEM;
-	memcpy(insns, buf + sizeof(hd), hd.n * sizeof(*insns));
+	memcpy(insns, buf + sizeof(hd) + hd.lib_len, hd.n * sizeof(*insns));
 	out->fprog.len = (unsigned short)hd.n;
 	out->fprog.filter = insns;
 	return 0;
 }
 
+/* Only a program whose library can be named and stat'ed is kept. */
 static void to_cache(const char *dir, size_t trusted, const char *name, uint64_t key,
                      const struct tg_filter_prog *prog)
 {
-	struct bpf_hdr hd = { .key = key, .n = prog->fprog.len };
+	const char *lib = tg_seccomp_file();
+	uint64_t lib_id = lib_identity(lib);
+	if (!lib_id || strlen(lib) >= PATH_MAX)
+		return;
+	struct bpf_hdr hd = { .key = key, .n = prog->fprog.len, .lib_len = (uint32_t)strlen(lib), .lib_id = lib_id };
 	size_t body = prog->fprog.len * sizeof(struct sock_filter);
-	size_t len = sizeof(hd) + body + sizeof(uint64_t);
+	size_t len = sizeof(hd) + hd.lib_len + body + sizeof(uint64_t);
 	_cleanup_free_ char *buf = malloc(len);
 	if (!buf)
 		return;
 	memcpy(hd.magic, BPF_MAGIC, sizeof(hd.magic));
 	memcpy(buf, &hd, sizeof(hd));
-	memcpy(buf + sizeof(hd), prog->fprog.filter, body);
+	memcpy(buf + sizeof(hd), lib, hd.lib_len);
+	memcpy(buf + sizeof(hd) + hd.lib_len, prog->fprog.filter, body);
 	uint64_t sum = tg_fnv1a(TG_FNV1A_INIT, buf, len - sizeof(sum));
 	memcpy(buf + len - sizeof(sum), &sum, sizeof(sum));
 	(void)tg_cache_put(dir, trusted, name, buf, len, 128);

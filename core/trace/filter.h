@@ -60,8 +60,10 @@ int tg_filter_prepare(const struct tg_filter_config *cfg, struct tg_filter_prog 
 
 /* tg_filter_prepare through a cache directory (base/cache.h; dir NULL: no
  * cache): a program built before from the same config, syscall table,
- * txguard binary, libseccomp and API level is read back instead of built
- * (1 ms of a 20 ms start). A bad config is never cached, so *bad is set as
- * by tg_filter_prepare. */
+ * txguard binary and kernel, by a libseccomp whose file is unchanged since,
+ * is read back instead of built (1 ms of a 20 ms start), and libseccomp is
+ * not loaded at all. A bad config is never cached, so *bad is set as by
+ * tg_filter_prepare. Without libseccomp (base/seccomp_lazy.c) a build
+ * fails with -ELIBACC. */
 int tg_filter_prepare_cached(const struct tg_filter_config *cfg, struct tg_filter_prog *out, const char **bad,
                              const char *dir, size_t trusted);

@@ -59,21 +59,48 @@ fi
 
 # --- libraries loaded at their first use (core/base/lazy.h) ---
 # ld.so's own account (LD_DEBUG=libs) of what each run loaded: a run whose
-# policy is cached and that saves no pre-image loads neither libyaml nor
-# libzstd nor libarchive; a parse loads libyaml, a tar capture libzstd.
+# policy and filter are cached and that saves no pre-image loads none of
+# libseccomp, libyaml, libzstd and libarchive; a parse loads libyaml, a
+# filter build libseccomp, a tar capture libzstd.
 loaded() { # loaded LIB FILE: did the run whose LD_DEBUG output is FILE load LIB?
 	grep -q "find library=$1" "$2"
 }
 tg -- true || fail "warming the policy cache"
 LD_DEBUG=libs tg -- true 2>"$TG_TMP/libs.warm" || fail "true with LD_DEBUG"
-for lib in libyaml libzstd libarchive; do
+for lib in libseccomp libyaml libzstd libarchive; do
 	if loaded "$lib" "$TG_TMP/libs.warm"; then
 		fail "a cached start loaded $lib: $(grep "find library" "$TG_TMP/libs.warm")"
 	fi
 done
-loaded libseccomp "$TG_TMP/libs.warm" || fail "LD_DEBUG=libs shows no libraries: $(head -c 300 "$TG_TMP/libs.warm")"
+loaded libc.so "$TG_TMP/libs.warm" || fail "LD_DEBUG=libs shows no libraries: $(head -c 300 "$TG_TMP/libs.warm")"
 TXGUARD_POLICY_CACHE=0 LD_DEBUG=libs tg -- true 2>"$TG_TMP/libs.parse" || fail "true without the cache"
 loaded libyaml "$TG_TMP/libs.parse" || fail "policy parsed without loading libyaml?"
+loaded libseccomp "$TG_TMP/libs.parse" || fail "filter built without loading libseccomp?"
+# A cached filter names the libseccomp file that built it, and a change of
+# that file (an upgrade in place) is a rebuild. A copy of the library,
+# found first through LD_LIBRARY_PATH, and a cache of its own.
+real=$(/sbin/ldconfig -p 2>/dev/null | awk '/libseccomp\.so\.2 .*x86-64/ { print $NF; exit }')
+if [ -n "$real" ] && [ -f "$real" ]; then
+	mkdir -p "$TG_TMP/lib" "$TG_TMP/xdg"
+	cp -L "$real" "$TG_TMP/lib/libseccomp.so.2"
+	tgl() { # tgl N: a run of true whose LD_DEBUG output goes to libs.N
+		XDG_STATE_HOME=$TG_TMP/xdg LD_LIBRARY_PATH=$TG_TMP/lib LD_DEBUG=libs tg -- true 2>"$TG_TMP/libs.$1" ||
+			fail "true (run $1) with the copied library"
+	}
+	tgl 1
+	grep -q "file=$TG_TMP/lib/libseccomp.so.2" "$TG_TMP/libs.1" ||
+		fail "the first run did not build with the copy: $(grep seccomp "$TG_TMP/libs.1")"
+	tgl 2
+	! loaded libseccomp "$TG_TMP/libs.2" || fail "the second run rebuilt the filter"
+	printf '\0' >>"$TG_TMP/lib/libseccomp.so.2"
+	tgl 3
+	loaded libseccomp "$TG_TMP/libs.3" || fail "a changed libseccomp did not rebuild the filter"
+	tgl 4
+	! loaded libseccomp "$TG_TMP/libs.4" || fail "the rebuilt filter was not cached"
+	rm -f "$TG_TMP/lib/libseccomp.so.2"
+	tgl 5
+	loaded libseccomp "$TG_TMP/libs.5" || fail "the filter of a removed libseccomp was used"
+fi
 before=$(ls "$st/txn")
 LD_DEBUG=libs tg -- sh -c 'echo rewritten > kept' 2>"$TG_TMP/libs.capture" || fail "rewriting kept"
 run=$(ls "$st/txn" | grep -vxF "$before" | head -n 1)
