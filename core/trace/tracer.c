@@ -1203,11 +1203,52 @@ static void child_fail(int err_fd, enum child_stage stage, int err)
 	_exit(stage == STAGE_EXEC ? (err == ENOENT ? 127 : 126) : 125);
 }
 
+/* The signals this process catches: SigCgt of /proc/self/status, a mask
+ * in hex (bit n-1 for signal n). One open and one read, where asking each
+ * of the 64 signals is 64 syscalls (about 60 us of every start). No
+ * allocation and no stdio: the caller is the child before its exec. */
+static bool caught_signals(uint64_t *mask) TG_CHILD_CODE;
+static bool caught_signals(uint64_t *mask)
+{
+	static const char key[] = "\nSigCgt:\t";
+	char buf[4096];
+	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	const char *p = strstr(buf, key);
+	if (!p)
+		return false;
+	uint64_t m = 0;
+	int digits = 0;
+	for (p += sizeof(key) - 1; digits < 16; p++, digits++) {
+		int v = *p >= '0' && *p <= '9' ? *p - '0' : *p >= 'a' && *p <= 'f' ? *p - 'a' + 10 : -1;
+		if (v < 0)
+			break;
+		m = m << 4 | (uint64_t)v;
+	}
+	if (digits != 16 || *p != '\n')
+		return false;
+	*mask = m;
+	return true;
+}
+
 /* exec resets caught signals to SIG_DFL; do it now, so that a Ctrl-C
  * between fork and exec cannot run one of the caller's handlers (a rollback!)
  * in the child. Ignored signals stay ignored, as across exec. */
 static void reset_handlers(void)
 {
+	uint64_t caught;
+	if (caught_signals(&caught)) {
+		for (int sig = 1; sig < NSIG && sig <= 64; sig++)
+			if (caught & (1ull << (sig - 1)) && sig != SIGKILL && sig != SIGSTOP)
+				signal(sig, SIG_DFL);
+		return;
+	}
 	for (int sig = 1; sig < NSIG; sig++) {
 		struct sigaction old;
 		if (sig == SIGKILL || sig == SIGSTOP || sigaction(sig, NULL, &old) < 0)

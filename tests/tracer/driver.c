@@ -11,6 +11,9 @@
  *   TG_DRIVER_KILL=name,...   kill the tree at these syscalls
  *   TG_DRIVER_BPF_DENY=name:ERRNO,... extra syscalls denied inside BPF
  *   TG_DRIVER_KEEP_BLOCKED=1  opts.keep_signals_blocked (logged: "after sigint=...")
+ *   TG_DRIVER_HANDLERS=1      catch SIGUSR1, SIGUSR2 and SIGRTMIN+2 and ignore SIGWINCH;
+ *                             the child's setup fails (125) unless, before its exec,
+ *                             the caught ones are SIG_DFL again and SIGWINCH still ignored
  * Exit status: the run's exit_code; 125 when the run could not be set up.
  */
 #include <errno.h>
@@ -37,6 +40,39 @@ struct driver {
 	char *deny_path;
 	int deny_path_err;
 };
+
+static void noop_handler(int sig)
+{
+	(void)sig;
+}
+
+static const int caught[] = { SIGUSR1, SIGUSR2, -2 /* SIGRTMIN+2 */ };
+
+static int signo(int s)
+{
+	return s < 0 ? SIGRTMIN - s : s;
+}
+
+static void catch_some(void)
+{
+	struct sigaction sa = { .sa_handler = noop_handler };
+	for (size_t i = 0; i < TG_ARRAY_SIZE(caught); i++)
+		sigaction(signo(caught[i]), &sa, NULL);
+	signal(SIGWINCH, SIG_IGN);
+}
+
+/* opts.child_setup: in the child, between its start and its exec. */
+static int check_handlers(void *ud)
+{
+	(void)ud;
+	struct sigaction old;
+	for (size_t i = 0; i < TG_ARRAY_SIZE(caught); i++)
+		if (sigaction(signo(caught[i]), NULL, &old) < 0 || old.sa_handler != SIG_DFL)
+			return -EPROTO;
+	if (sigaction(SIGWINCH, NULL, &old) < 0 || old.sa_handler != SIG_IGN)
+		return -EPROTO;
+	return 0;
+}
 
 /* "a:EACCES,b:EPERM" → rules. */
 static size_t parse_rules(const char *spec, struct rule *out, size_t max)
@@ -223,6 +259,10 @@ int main(int argc, char **argv)
 	};
 	struct tg_run_result res;
 	opts.keep_signals_blocked = getenv("TG_DRIVER_KEEP_BLOCKED") != NULL;
+	if (getenv("TG_DRIVER_HANDLERS")) {
+		catch_some();
+		opts.child_setup = check_handlers;
+	}
 	int r = tg_tracer_run(&opts, &hooks, &res);
 	sigset_t now;
 	sigprocmask(SIG_BLOCK, NULL, &now);

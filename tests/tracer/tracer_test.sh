@@ -117,6 +117,12 @@ t_exit_codes() {
 	assert_eq "child mask" "SigBlk:	0000000000000000" "$(cat "$TG_TMP/stdout")"
 	drv -- /bin/true
 	log_has "^after sigint=unblocked"
+	# The caller's handlers are gone before the exec (a signal in between
+	# must not run one in the child); what it ignores stays ignored.
+	TG_DRIVER_HANDLERS=1 drv -- grep "^SigIgn" /proc/self/status >"$TG_TMP/stdout"
+	assert_eq "handlers reset, SIGWINCH still ignored, before the exec" 0 "$RC"
+	ign=$(cut -f2 "$TG_TMP/stdout")
+	[ $((0x$ign & (1 << 27))) != 0 ] || fail "SIGWINCH not ignored after the exec: $ign"
 	drv -- /nonexistent/cmd
 	assert_eq "not found" 127 "$RC"
 	log_has "end=exec-failed"
