@@ -762,6 +762,10 @@ static int finish(struct run *r, const struct tg_run_result *res, int report_fd)
 		if (rc < 0)
 			tg_warn("commit could not record history: %s", strerror(-rc));
 	}
+	/* From here on the report is the main thread's alone: a refusal the
+	 * secrets' thread was still reporting is in it. */
+	tg_fanguard_free(r->fan);
+	r->fan = NULL;
 	r->report.exit_status = status;
 	r->report.end_wall_ns = tg_wall_ns();
 	r->report.duration_ns = res->duration_ns;
@@ -1044,10 +1048,10 @@ int tg_cmd_run(struct tg_opts *o)
 	tg_path_keep_under(r.workspace);
 	rc = tg_tracer_run(&topts, &hooks, &res);
 	tg_path_keep_under(NULL);
-	/* The tree is gone: no more opens of ours to refuse, and the report
-	 * is the main thread's alone from here on. */
-	tg_fanguard_free(r.fan);
-	r.fan = NULL;
+	/* The tree is gone: no more opens of ours to refuse. The secrets'
+	 * thread ends while the run is committed or rolled back, and is
+	 * joined before the report (finish). */
+	tg_fanguard_stop(r.fan);
 	tg_run_proxy_finish(&r.proxy, &r.report);
 	tg_filter_prog_free(&prog);
 	if (rc < 0) {
@@ -1056,6 +1060,8 @@ int tg_cmd_run(struct tg_opts *o)
 		        hint ? hint : "");
 		/* Nothing ran, but the journal is open: close it cleanly. */
 		tg_txn_rollback(r.txn, NULL, NULL);
+		tg_fanguard_free(r.fan);
+		r.fan = NULL;
 		report_setup_failure(&r, report_fd, strerror(-rc));
 		rc = 125;
 		goto out;

@@ -57,6 +57,7 @@ struct tg_fanguard {
 	bool errno_probed;        /* the first denial told which */
 	size_t nmarks;
 	bool running;
+	bool stopping;            /* told to stop (tg_fanguard_stop) */
 	pthread_t thread;
 	tg_fanguard_hook hook;
 	void *ud;
@@ -222,8 +223,13 @@ static void *guard_main(void *arg)
 				answer(g, m);
 			continue;
 		}
-		if (p[1].revents)
+		if (p[1].revents) {
+			/* Told to stop: the group's last fd goes here, so that
+			 * its teardown waits on this thread, not the caller's. */
+			close(g->fd);
+			g->fd = -1;
 			break;
+		}
 	}
 	return NULL;
 }
@@ -341,16 +347,25 @@ size_t tg_fanguard_nmarks(const struct tg_fanguard *g)
 	return g ? g->nmarks : 0;
 }
 
+void tg_fanguard_stop(struct tg_fanguard *g)
+{
+	if (!g || !g->running || g->stopping)
+		return;
+	uint64_t one = 1;
+	(void)!write(g->stop, &one, sizeof(one));
+	g->stopping = true;
+}
+
 void tg_fanguard_free(struct tg_fanguard *g)
 {
 	if (!g)
 		return;
 	if (g->running) {
-		uint64_t one = 1;
-		(void)!write(g->stop, &one, sizeof(one));
+		tg_fanguard_stop(g);
 		pthread_join(g->thread, NULL);
 	}
-	/* The last fd of the group: the kernel allows whatever still waits. */
+	/* The last fd of the group (the thread closed it, unless it ended on
+	 * an error): the kernel allows whatever still waits. */
 	if (g->fd >= 0)
 		close(g->fd);
 	if (g->stop >= 0)

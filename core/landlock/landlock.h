@@ -156,6 +156,14 @@ int tg_fanguard_mark(struct tg_fanguard *g, const char *path);
 /* How many inodes are marked. */
 size_t tg_fanguard_nmarks(const struct tg_fanguard *g);
 
-/* Stop the thread and close the group: the kernel allows every open still
- * waiting. Accepts NULL. */
+/* Tell the thread to stop: it closes the group itself (the kernel then
+ * allows every open still waiting) and ends, while the caller goes on;
+ * the group's teardown waits for an SRCU grace period, and the thread's
+ * wake-up and exit cost a round trip between CPUs. The thread may still
+ * be calling the hook for an event it had read: tg_fanguard_free joins
+ * it. Accepts NULL; once is enough. */
+void tg_fanguard_stop(struct tg_fanguard *g);
+
+/* Stop the thread (if not yet), wait for it, close what is left, free.
+ * After it the hook is never called again. Accepts NULL. */
 void tg_fanguard_free(struct tg_fanguard *g);

@@ -438,3 +438,56 @@ Test(landlock, unreadable_secret_needs_no_rule)
 	int r = run_child(body_unreadable_needs_no_rule);
 	cr_expect_eq(r, 0, "step %d failed", r);
 }
+
+/* ---- the secrets' fanotify guard ---- */
+
+/* fds of this process that are fanotify groups. */
+static int fanotify_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		char link[PATH_MAX], path[300];
+		snprintf(path, sizeof(path), "/proc/self/fd/%s", e->d_name);
+		ssize_t k = readlink(path, link, sizeof(link) - 1);
+		if (k > 0) {
+			link[k] = '\0';
+			n += strcmp(link, "anon_inode:[fanotify]") == 0;
+		}
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static void no_hook(void *ud, const struct tg_fan_refusal *f)
+{
+	(void)ud;
+	(void)f;
+}
+
+/* tg_fanguard_stop hands the group's teardown to the guard's thread: the
+ * group is closed without the caller waiting for it (tg_fanguard_free,
+ * later, only joins), and a stop twice is a stop once. */
+Test(landlock, fanguard_stop_closes_the_group_in_its_thread)
+{
+	if (!tg_fanguard_probe())
+		cr_skip_test("no fanotify permission events here (root and CONFIG_FANOTIFY_ACCESS_PERMISSIONS)");
+	int before = fanotify_fds();
+	struct tg_fanguard *g = NULL;
+	cr_assert_eq(tg_fanguard_new(getpid(), no_hook, NULL, &g), 0);
+	cr_assert_eq(tg_fanguard_mark(g, at("ws/file")), 0);
+	cr_assert_eq(fanotify_fds(), before + 1);
+	tg_fanguard_stop(g);
+	tg_fanguard_stop(g);
+	int i = 0;
+	while (fanotify_fds() != before && i++ < 400)
+		usleep(5000);
+	cr_assert_eq(fanotify_fds(), before, "the guard's thread did not close its group");
+	int fd = open(at("ws/file"), O_RDONLY | O_CLOEXEC);
+	cr_assert_geq(fd, 0, "the once-marked file does not open: %s", strerror(errno));
+	close(fd);
+	tg_fanguard_free(g);
+	cr_assert_eq(fanotify_fds(), before);
+}
