@@ -7,8 +7,8 @@ tg_tmpdir
 ws="$TG_TMP/ws"
 # /tmp (where CI may clone the project) and the caches are writable under
 # the default policy; $HOME itself is not, so "outside" lives there.
-out=$(mktemp -d "${HOME:?}/.txguard-test-outside.XXXXXX")
-trap 'rm -rf "$TG_TMP" "$out"' EXIT
+outside=$(mktemp -d "${HOME:?}/.txguard-test-outside.XXXXXX")
+trap 'rm -rf "$TG_TMP" "$outside"' EXIT
 mkdir -p "$ws/src"
 export TXGUARD_STATE_DIR="$TG_TMP/state"
 printf 'hello\n' >"$ws/notes.txt"
@@ -58,9 +58,9 @@ assert_eq "always" 0 "$(code tg --rollback-on always -- sh -c 'touch gone')"
 
 # --- a write outside the workspace is denied with the rule on stderr ---
 rc=0
-"$TXGUARD" -w "$ws" -- sh -c "echo x > '$out/stolen'" 2>"$TG_TMP/err" || rc=$?
+"$TXGUARD" -w "$ws" -- sh -c "echo x > '$outside/stolen'" 2>"$TG_TMP/err" || rc=$?
 [ "$rc" -ne 0 ] || fail "write outside the workspace succeeded"
-[ ! -e "$out/stolen" ] || fail "a file was created outside the workspace"
+[ ! -e "$outside/stolen" ] || fail "a file was created outside the workspace"
 grep -q "txguard: denied" "$TG_TMP/err" || fail "no denial line on stderr: $(cat "$TG_TMP/err")"
 
 # --- a mutation the journal cannot undo (inode flags) is refused ---
