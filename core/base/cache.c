@@ -136,20 +136,24 @@ uint64_t tg_fnv1a(uint64_t h, const void *p, size_t n)
 	return h;
 }
 
+uint64_t tg_cache_file_key(const char *path)
+{
+	struct stat st;
+	if (!path || stat(path, &st) < 0)
+		return 0;
+	const uint64_t id[] = { st.st_dev, st.st_ino, (uint64_t)st.st_size, (uint64_t)st.st_mtim.tv_sec,
+		                (uint64_t)st.st_mtim.tv_nsec };
+	uint64_t h = tg_fnv1a(TG_FNV1A_INIT, id, sizeof(id));
+	return h ? h : 1;
+}
+
 uint64_t tg_cache_self_key(void)
 {
 	static uint64_t key; /* 0: not yet, or no key */
 	static bool done;
 	if (__atomic_load_n(&done, __ATOMIC_ACQUIRE))
 		return __atomic_load_n(&key, __ATOMIC_RELAXED);
-	struct stat self;
-	uint64_t h = 0;
-	if (stat("/proc/self/exe", &self) == 0) {
-		const uint64_t bin[] = { self.st_dev, self.st_ino, (uint64_t)self.st_size,
-			                 (uint64_t)self.st_mtim.tv_sec, (uint64_t)self.st_mtim.tv_nsec };
-		h = tg_fnv1a(TG_FNV1A_INIT, bin, sizeof(bin));
-		h = h ? h : 1;
-	}
+	uint64_t h = tg_cache_file_key("/proc/self/exe");
 	__atomic_store_n(&key, h, __ATOMIC_RELAXED);
 	__atomic_store_n(&done, true, __ATOMIC_RELEASE);
 	return h;

@@ -31,10 +31,13 @@ int tg_cache_put(const char *dir, size_t trusted, const char *name, const void *
 #define TG_FNV1A_INIT 0xcbf29ce484222325ull
 uint64_t tg_fnv1a(uint64_t h, const void *p, size_t n);
 
-/* What stands for this binary's code in a cache key: a hash of
- * /proc/self/exe's device, inode, size and mtime (any rebuild or upgrade
- * is a new key). 0 when it cannot be stat'ed: the caller then caches
- * nothing. Computed once per process. */
+/* What stands for a file in a cache key: a hash of its device, inode,
+ * size and mtime (symlinks followed; a file rebuilt or upgraded in place
+ * is a new key). 0 when it cannot be stat'ed: no key. */
+uint64_t tg_cache_file_key(const char *path);
+
+/* tg_cache_file_key of this binary (/proc/self/exe): what stands for its
+ * code. Computed once per process. */
 uint64_t tg_cache_self_key(void);
 
 #endif

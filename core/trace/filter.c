@@ -249,21 +249,8 @@ struct bpf_hdr {
 	uint64_t key;
 	uint32_t n;       /* instructions */
 	uint32_t lib_len; /* bytes of the library's file name */
-	uint64_t lib_id;  /* lib_identity() of that file when it built the program */
+	uint64_t lib_id;  /* tg_cache_file_key of that file when it built the program */
 };
-
-/* A file's identity (device, inode, size, mtime): a library upgraded in
- * place is a new file. 0 when it cannot be stat'ed. */
-static uint64_t lib_identity(const char *path)
-{
-	struct stat st;
-	if (!path || stat(path, &st) < 0)
-		return 0;
-	const uint64_t id[] = { st.st_dev, st.st_ino, (uint64_t)st.st_size, (uint64_t)st.st_mtim.tv_sec,
-		                (uint64_t)st.st_mtim.tv_nsec };
-	uint64_t h = tg_fnv1a(TG_FNV1A_INIT, id, sizeof(id));
-	return h ? h : 1;
-}
 
 /* Everything the program depends on, without loading libseccomp (a start
  * that reads the program back never calls it, base/seccomp_lazy.c). The
@@ -323,7 +310,7 @@ static int from_cache(const char *buf, size_t len, uint64_t key, struct tg_filte
 	char lib[PATH_MAX];
 	memcpy(lib, buf + sizeof(hd), hd.lib_len);
 	lib[hd.lib_len] = '\0';
-	if (lib_identity(lib) != hd.lib_id)
+	if (tg_cache_file_key(lib) != hd.lib_id)
 		return -EINVAL;
 	struct sock_filter *insns = malloc(hd.n * sizeof(*insns));
 	if (!insns)
@@ -339,7 +326,7 @@ static void to_cache(const char *dir, size_t trusted, const char *name, uint64_t
                      const struct tg_filter_prog *prog)
 {
 	const char *lib = tg_seccomp_file();
-	uint64_t lib_id = lib_identity(lib);
+	uint64_t lib_id = tg_cache_file_key(lib);
 	if (!lib_id || strlen(lib) >= PATH_MAX)
 		return;
 	struct bpf_hdr hd = { .key = key, .n = prog->fprog.len, .lib_len = (uint32_t)strlen(lib), .lib_id = lib_id };
