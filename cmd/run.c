@@ -1050,7 +1050,8 @@ int tg_cmd_run(struct tg_opts *o)
 	tg_path_keep_under(NULL);
 	/* The tree is gone: no more opens of ours to refuse. The secrets'
 	 * thread ends while the run is committed or rolled back, and is
-	 * joined before the report (finish). */
+	 * joined before the report (finish); the group's teardown is the
+	 * unmarker's, which nobody waits for. */
 	tg_fanguard_stop(r.fan);
 	tg_run_proxy_finish(&r.proxy, &r.report);
 	tg_filter_prog_free(&prog);

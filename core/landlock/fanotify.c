@@ -19,6 +19,16 @@
  * every signal (SIGCHLD is the tracer's, through its signalfd). When the
  * group's last fd is closed (tg_fanguard_free, or the process dies), the
  * kernel allows every pending open: a crash leaves nobody blocked.
+ *
+ * That last close is not ours to wait for. The kernel allows the pending
+ * opens at once, then forgets the group's marks: it waits for an SRCU grace
+ * period, which is 0.06 ms or 6 to 20 ms (HZ=250, a quiet 2-vCPU VM)
+ * depending on what the RCU machinery was doing. A thread that closes it
+ * still holds the process, whose exit waits for all its threads, and the
+ * caller's wait for that exit. So the last fd goes to a process of its own
+ * (the unmarker, "txguard-unmark" in ps): a clone sharing our memory, with
+ * nothing else open, that closes the group once we have let it go and ends.
+ * Nobody waits for it; when we exit first, init (or a subreaper) reaps it.
  */
 #include "landlock.h"
 
@@ -26,17 +36,33 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/fanotify.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 
 #include "base/util.h"
+
+/* Valgrind runs no clone that shares memory without sharing fds: under it,
+ * the unmarker is a fork (start_unmarker). Its header is the valgrind
+ * package's, which the test suite installs. */
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#else
+#define RUNNING_ON_VALGRIND 0
+#endif
 
 /* Newer than some build machines' headers (Linux 6.14). */
 #ifndef FAN_DENY_ERRNO
 #define FAN_DENY_ERRNO(err) (FAN_DENY | ((((unsigned)(err)) & 0xff) << 24))
+#endif
+#ifndef SYS_close_range
+#define SYS_close_range 436
 #endif
 
 #define FILE_MASK (FAN_OPEN_PERM | FAN_OPEN_EXEC_PERM)
@@ -53,6 +79,8 @@ struct tg_fanguard {
 	int stop;                 /* eventfd: the thread ends */
 	pid_t tracer;             /* the tracer thread: tracees name it as TracerPid */
 	pid_t self;
+	int gate;                 /* write end of the unmarker's pipe: closed with our last group fd */
+	pid_t unmarker;           /* the process that holds the group's last fd, or 0 */
 	int deny_errno;           /* EACCES while the kernel takes FAN_DENY_ERRNO(EACCES), else EPERM */
 	bool errno_probed;        /* the first denial told which */
 	size_t nmarks;
@@ -224,10 +252,14 @@ static void *guard_main(void *arg)
 			continue;
 		}
 		if (p[1].revents) {
-			/* Told to stop: the group's last fd goes here, so that
-			 * its teardown waits on this thread, not the caller's. */
+			/* Told to stop: our fd of the group goes here, then the
+			 * gate lets the unmarker close the last one (or, when
+			 * there is none, this is the last: the wait is ours). */
 			close(g->fd);
 			g->fd = -1;
+			if (g->gate >= 0)
+				close(g->gate);
+			g->gate = -1;
 			break;
 		}
 	}
@@ -242,7 +274,7 @@ int tg_fanguard_new(pid_t tracer, tg_fanguard_hook hook, void *ud, struct tg_fan
 		return -ENOMEM;
 	/* The probe's own check, on the group kept (a group made and closed
 	 * only to probe costs its teardown: ~0.2 ms of a start). */
-	*g = (struct tg_fanguard){ .fd = group_checked(), .stop = -1, .tracer = tracer, .self = getpid(),
+	*g = (struct tg_fanguard){ .fd = group_checked(), .stop = -1, .gate = -1, .tracer = tracer, .self = getpid(),
 	                           .deny_errno = EACCES, .hook = hook, .ud = ud };
 	if (g->fd < 0 || (g->stop = eventfd(0, EFD_CLOEXEC)) < 0) {
 		int e = g->fd < 0 ? -EOPNOTSUPP : -errno;
@@ -347,13 +379,97 @@ size_t tg_fanguard_nmarks(const struct tg_fanguard *g)
 	return g ? g->nmarks : 0;
 }
 
+/* The unmarker's stack: one unmarker at a time (unmarker_tid is its tid
+ * while it runs, cleared by the kernel at its exit). It shares our memory
+ * and the caller's TLS, so it calls neither libc (errno is the caller's
+ * word) nor the sanitizers' instrumentation (their state is per thread):
+ * system calls only, made here. x86_64 only, as txguard is (meson.build). */
+static char unmarker_stack[16384] __attribute__((aligned(64)));
+static pid_t unmarker_tid;
+
+__attribute__((no_sanitize("address", "undefined"))) static inline long raw_call(long nr, long a, long b, long c)
+{
+	long ret;
+	__asm__ volatile("syscall" : "=a"(ret) : "a"(nr), "D"(a), "S"(b), "d"(c) : "rcx", "r11", "memory");
+	return ret;
+}
+
+/* arg: the group's fd and the gate's read end. Everything else we had
+ * open is closed first (a pipe to our caller must not wait for it), then
+ * the gate's EOF says that no fd of ours is left: the close below is the
+ * group's last. The exit status is that close's: 0, or 1. */
+__attribute__((no_sanitize("address", "undefined"))) static int unmarker_main(void *arg)
+{
+	uint64_t a = (uint64_t)(uintptr_t)arg;
+	int group = (int)(a & 0xffffffffu), gate = (int)(a >> 32);
+	int lo = group < gate ? group : gate, hi = group < gate ? gate : group;
+	static const char name[] = "txguard-unmark";
+	raw_call(SYS_prctl, PR_SET_NAME, (long)name, 0);
+	if (lo > 0)
+		raw_call(SYS_close_range, 0, lo - 1, 0);
+	if (hi - lo > 1)
+		raw_call(SYS_close_range, lo + 1, hi - 1, 0);
+	raw_call(SYS_close_range, hi + 1, (long)~0u, 0);
+	char b;
+	long n;
+	while ((n = raw_call(SYS_read, gate, (long)&b, 1)) > 0 || n == -EINTR)
+		;
+	return raw_call(SYS_close, group, 0, 0) == 0 ? 0 : 1;
+}
+
+/* Start the unmarker with a copy of our fds; ours go with the thread (its
+ * stop). No unmarker (one still running, or clone failing): the thread's
+ * close is the last one, as it was before. */
+static void start_unmarker(struct tg_fanguard *g)
+{
+	if (__atomic_load_n(&unmarker_tid, __ATOMIC_ACQUIRE) != 0)
+		return;
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return;
+	/* Every signal blocked in it from its first instruction: a handler
+	 * of ours must never run there. Exit signal 0: no SIGCHLD for the
+	 * tracer's signalfd; reaped with __WALL (or by init once we are
+	 * gone, which gives it SIGCHLD). */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	uint64_t arg = (uint64_t)(unsigned)g->fd | (uint64_t)(unsigned)p[0] << 32;
+	pid_t pid;
+	if (RUNNING_ON_VALGRIND) {
+		/* "Unsupported clone() flags" would end us: a copy instead
+		 * (0.3 ms more here), which clears no tid. */
+		pid = fork();
+		if (pid == 0)
+			_exit(unmarker_main((void *)(uintptr_t)arg));
+	} else {
+		pid = clone(unmarker_main, unmarker_stack + sizeof(unmarker_stack),
+		            CLONE_VM | CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID, (void *)(uintptr_t)arg,
+		            &unmarker_tid, NULL, &unmarker_tid);
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	close(p[0]);
+	if (pid < 0) {
+		close(p[1]);
+		return;
+	}
+	g->unmarker = pid;
+	g->gate = p[1];
+}
+
 void tg_fanguard_stop(struct tg_fanguard *g)
 {
 	if (!g || !g->running || g->stopping)
 		return;
+	start_unmarker(g);
 	uint64_t one = 1;
 	(void)!write(g->stop, &one, sizeof(one));
 	g->stopping = true;
+}
+
+pid_t tg_fanguard_unmarker(const struct tg_fanguard *g)
+{
+	return g ? g->unmarker : 0;
 }
 
 void tg_fanguard_free(struct tg_fanguard *g)
@@ -364,11 +480,17 @@ void tg_fanguard_free(struct tg_fanguard *g)
 		tg_fanguard_stop(g);
 		pthread_join(g->thread, NULL);
 	}
-	/* The last fd of the group (the thread closed it, unless it ended on
-	 * an error): the kernel allows whatever still waits. */
+	/* Our fd of the group (the thread closed it, unless it ended on an
+	 * error or never ran), then the gate. */
 	if (g->fd >= 0)
 		close(g->fd);
+	if (g->gate >= 0)
+		close(g->gate);
 	if (g->stop >= 0)
 		close(g->stop);
+	/* Reaped here when it is done already; else init (or a subreaper)
+	 * reaps it once we are gone. */
+	if (g->unmarker > 0)
+		(void)waitpid(g->unmarker, NULL, WNOHANG | __WALL);
 	free(g);
 }

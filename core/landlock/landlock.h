@@ -156,13 +156,20 @@ int tg_fanguard_mark(struct tg_fanguard *g, const char *path);
 /* How many inodes are marked. */
 size_t tg_fanguard_nmarks(const struct tg_fanguard *g);
 
-/* Tell the thread to stop: it closes the group itself (the kernel then
- * allows every open still waiting) and ends, while the caller goes on;
- * the group's teardown waits for an SRCU grace period, and the thread's
- * wake-up and exit cost a round trip between CPUs. The thread may still
- * be calling the hook for an event it had read: tg_fanguard_free joins
- * it. Accepts NULL; once is enough. */
+/* Tell the thread to stop, and hand the group's teardown (the kernel's
+ * wait to forget the marks: up to 20 ms) to a process of its own, the
+ * unmarker, so that neither the caller nor our exit waits for it. The
+ * thread closes our fd of the group and then the unmarker's gate; the
+ * unmarker closes the last one (the kernel then allows every open still
+ * waiting) and ends. The thread may still be calling the hook for an event
+ * it had read: tg_fanguard_free joins it. Accepts NULL; once is enough. */
 void tg_fanguard_stop(struct tg_fanguard *g);
+
+/* The unmarker's pid once stopped, or 0 when there is none (one was still
+ * running, or it could not start: the thread's close was then the last).
+ * It is our child, with no exit signal: waitpid(pid, ..., __WALL) reaps
+ * it, and it exits 0 when its close of the group succeeded. */
+pid_t tg_fanguard_unmarker(const struct tg_fanguard *g);
 
 /* Stop the thread (if not yet), wait for it, close what is left, free.
  * After it the hook is never called again. Accepts NULL. */

@@ -467,10 +467,25 @@ static void no_hook(void *ud, const struct tg_fan_refusal *f)
 	(void)f;
 }
 
-/* tg_fanguard_stop hands the group's teardown to the guard's thread: the
- * group is closed without the caller waiting for it (tg_fanguard_free,
- * later, only joins), and a stop twice is a stop once. */
-Test(landlock, fanguard_stop_closes_the_group_in_its_thread)
+/* The pid's /proc/PID/comm (a zombie's too), or "" once it is reaped. */
+static void comm_of(pid_t pid, char *buf, size_t size)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	FILE *f = fopen(path, "re");
+	buf[0] = '\0';
+	if (f && !fgets(buf, (int)size, f))
+		buf[0] = '\0';
+	if (f)
+		fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+/* tg_fanguard_stop hands the group's teardown to the unmarker: a child of
+ * its own that closes the group's last fd after our thread closed ours,
+ * and exits 0 when that close succeeded. Nobody else holds the group
+ * then, and a once-marked file opens. A stop twice is a stop once. */
+Test(landlock, fanguard_stop_hands_the_group_to_the_unmarker)
 {
 	if (!tg_fanguard_probe())
 		cr_skip_test("no fanotify permission events here (root and CONFIG_FANOTIFY_ACCESS_PERMISSIONS)");
@@ -479,12 +494,25 @@ Test(landlock, fanguard_stop_closes_the_group_in_its_thread)
 	cr_assert_eq(tg_fanguard_new(getpid(), no_hook, NULL, &g), 0);
 	cr_assert_eq(tg_fanguard_mark(g, at("ws/file")), 0);
 	cr_assert_eq(fanotify_fds(), before + 1);
+	cr_assert_eq(tg_fanguard_unmarker(g), 0, "an unmarker before the stop");
 	tg_fanguard_stop(g);
+	pid_t pid = tg_fanguard_unmarker(g);
 	tg_fanguard_stop(g);
+	cr_assert_gt(pid, 0, "no unmarker: the group's last close was the thread's");
+	cr_assert_eq(tg_fanguard_unmarker(g), pid);
+	char comm[32];
 	int i = 0;
+	for (comm_of(pid, comm, sizeof(comm)); strcmp(comm, "txguard-unmark") && i++ < 400;
+	     comm_of(pid, comm, sizeof(comm)))
+		usleep(5000);
+	cr_assert_str_eq(comm, "txguard-unmark");
+	int st = 0;
+	cr_assert_eq(waitpid(pid, &st, __WALL), pid, "the unmarker is not our child: %s", strerror(errno));
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the unmarker's close failed (status %#x)", st);
+	i = 0;
 	while (fanotify_fds() != before && i++ < 400)
 		usleep(5000);
-	cr_assert_eq(fanotify_fds(), before, "the guard's thread did not close its group");
+	cr_assert_eq(fanotify_fds(), before, "the guard's thread did not close our fd of the group");
 	int fd = open(at("ws/file"), O_RDONLY | O_CLOEXEC);
 	cr_assert_geq(fd, 0, "the once-marked file does not open: %s", strerror(errno));
 	close(fd);
