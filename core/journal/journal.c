@@ -414,12 +414,19 @@ static uint64_t start_ns(void)
 }
 
 /* The workspace filesystem's own stamp for "now", from a nameless file
- * made there and dropped: what anything the run creates will be born at
- * or after, and anything made before at or before. The coarse clock is not
- * that: with multigrain timestamps (Linux 6.13+) a stamp follows the
+ * made there and dropped: what anything the run changes will be stamped at
+ * or after, and anything changed before strictly before (undo's untouched()
+ * takes "ctime < start" for "not changed by the run"). The coarse clock is
+ * not that: with multigrain timestamps (Linux 6.13+) a stamp follows the
  * latest fine-grained one handed out anywhere and runs ahead of it, by up
- * to a few ms on an idle tickless machine. Without O_TMPFILE (or on a
- * read-only workspace) start_ns() stands, lowered by the reserve's ctime. */
+ * to a few ms on an idle tickless machine. Nor is the new file's own birth:
+ * it is that latest stamp itself, which a file changed just before the run
+ * (a chattr, then txguard) may carry too. So the file's ctime is queried,
+ * which makes its next change fine-grained (later than every stamp handed
+ * out so far, and the floor of every one after), and changed by a chmod.
+ * Where the filesystem has no multigrain stamps, that is its coarse stamp,
+ * as before. Without O_TMPFILE (or on a read-only workspace) start_ns()
+ * stands, lowered by the reserve's ctime. */
 static void stamp_start(struct tg_journal *j)
 {
 	_cleanup_close_ int fd = openat(j->wsfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
@@ -428,6 +435,10 @@ static void stamp_start(struct tg_journal *j)
 	    !(sx.stx_mask & (STATX_BTIME | STATX_CTIME)))
 		return;
 	const struct statx_timestamp *t = sx.stx_mask & STATX_BTIME ? &sx.stx_btime : &sx.stx_ctime;
+	struct statx after;
+	if (fchmod(fd, 0600) == 0 && statx(fd, "", AT_EMPTY_PATH, STATX_CTIME, &after) == 0 &&
+	    (after.stx_mask & STATX_CTIME))
+		t = &after.stx_ctime;
 	j->info.started_ns = (uint64_t)t->tv_sec * 1000000000u + t->tv_nsec;
 	j->start_stamped = true;
 }
