@@ -725,10 +725,13 @@ static void on_seccomp(struct tracer *t, pid_t pid, int status)
 	else if (r == TG_DECODE_ABSENT)
 		let_absent_exec_fail(t, pid);
 	else if (r < 0) {
-		/* Unreadable arguments: fail the call as the kernel would. */
-		(void)deny(pid, -r);
+		/* Unreadable arguments: fail the call as the kernel would. An
+		 * unnamed root is told while the tracee still waits: its root
+		 * is looked at again (gone once it runs on and exits), and our
+		 * line comes before the command's own error message. */
 		if (r == -EACCES)
 			report_unnamed_root(t, pid, &op, raw);
+		(void)deny(pid, -r);
 	} else
 		judge(t, pid, &op, info.seccomp.args, raw);
 	tg_path_keep_parent(false);

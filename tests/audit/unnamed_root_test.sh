@@ -38,5 +38,10 @@ r=json.load(open(sys.argv[1]))
 for d in r["decisions"]: print(d["rule"], d["op"], d["path"], d["errno"], d["count"], d["source"])' "$TG_TMP/r.json")
 assert_eq "decisions" "txguard.unnamed-root exec /bin/true EACCES 1 builtin" "$got"
 assert_eq "stderr lines" 1 "$(grep -c "^txguard: denied exec .\(/bin/true\). by rule txguard\.unnamed-root: " "$TG_TMP/err")"
+# Said while nsenter still waits in its execve: before its own message.
+ours=$(grep -n "^txguard: denied exec " "$TG_TMP/err" | cut -d: -f1)
+theirs=$(grep -n "^nsenter: " "$TG_TMP/err" | cut -d: -f1)
+[ -n "$ours" ] && [ -n "$theirs" ] && [ "$ours" -lt "$theirs" ] ||
+	fail "txguard's line is not before nsenter's: $(cat "$TG_TMP/err")"
 assert_eq "log events" 1 "$(grep -c '"event":"decision"' "$TG_TMP/l.log")"
 echo ok
