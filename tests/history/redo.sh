@@ -108,7 +108,8 @@ other_fs)
 	[ -n "$other" ] || skip "no writable directory on another filesystem than $ws"
 	TXGUARD_STATE_DIR=$(mktemp -d "$other/tg-redo-state.XXXXXX")
 	export TXGUARD_STATE_DIR
-	trap 'rm -rf "$TXGUARD_STATE_DIR"' EXIT
+	# (tg_tmpdir's trap, replaced here, removed $TG_TMP: this one must too)
+	trap 'rm -rf "$TXGUARD_STATE_DIR" "$TG_TMP"' EXIT
 	cycle
 	;;
 newer_run)
