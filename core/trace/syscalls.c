@@ -192,7 +192,12 @@ static const struct tg_syscall table[] = {
 	PROC(SYS_ioprio_set, "ioprio_set", TG_PROCARG_IOPRIO, A(TG_A_WHICH, TG_A_PID),
 	     .cond = { { 0, TG_CMP_NE, 0, 1 }, { 1, TG_CMP_NE, 0, 0 } }, .ncond = 2),
 	PROC(SYS_prlimit64, "prlimit64", TG_PROCARG_SELF0, A(TG_A_PID, N, TG_A_NEWLIM), PID_NZ),
-	PROC(SYS_sched_setaffinity, "sched_setaffinity", TG_PROCARG_SELF0, A(TG_A_PID), PID_NZ),
+	/* Always, pid 0 too: a tree that places itself is not pinned by the
+	 * tracer any more (tracer.c, "pinning"). Asking is read-only, but it
+	 * stops for the same reason: the answer must be the CPUs the tree was
+	 * given, not the one it may be pinned to. */
+	PROC_ALWAYS(SYS_sched_setaffinity, "sched_setaffinity", TG_PROCARG_SELF0, A(TG_A_PID)),
+	TRAP(SYS_sched_getaffinity, "sched_getaffinity", TG_OP_SYSCALL, A(N)),
 	PROC(SYS_sched_setscheduler, "sched_setscheduler", TG_PROCARG_SELF0, A(TG_A_PID), PID_NZ),
 	PROC(SYS_sched_setparam, "sched_setparam", TG_PROCARG_SELF0, A(TG_A_PID), PID_NZ),
 	PROC(SYS_sched_setattr, "sched_setattr", TG_PROCARG_SELF0, A(TG_A_PID), PID_NZ),

@@ -52,6 +52,13 @@
 #define TG_SPIN_NS 50000u
 #define TG_SPIN_CREDIT 8
 #define TG_SPIN_PROBE_EVERY 64
+/* Pinning a busy task to the tracer's CPU (see "pinning"). */
+#define TG_PIN_QUICK_NS 250000u   /* stops closer than this are quick */
+#define TG_PIN_HEAT 4             /* quick stops in a row before pinning */
+#define TG_PIN_TICK_NS 5000000u   /* a tick with no stop since the last: unpin */
+#ifndef sigev_notify_thread_id    /* glibc before 2.35 */
+#define sigev_notify_thread_id _sigev_un._tid
+#endif
 #define TG_PTRACE_OPTIONS                                                                          \
 	(PTRACE_O_EXITKILL | PTRACE_O_TRACESECCOMP | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |    \
 	 PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC | PTRACE_O_TRACESYSGOOD)
@@ -117,6 +124,18 @@ struct tracer {
 	bool spin_hint;          /* the stop just handled was a trapped call, not an exec */
 	int spin_credit;         /* spins left before giving up on spinning */
 	unsigned spin_probe;
+	/* A task alone in its tree that traps often shares the tracer's CPU
+	 * (see "pinning"). */
+	bool pin_forgone;        /* never again in this run */
+	pid_t pinned;            /* the task pinned, 0 for none */
+	cpu_set_t pinned_cpus;   /* its CPUs before */
+	cpu_set_t own_cpus;      /* the tracer thread's CPUs before */
+	unsigned pin_heat;       /* quick stops in a row */
+	uint64_t last_stop;      /* tg_now_ns() of the last seccomp stop */
+	bool pin_timer_made;
+	timer_t pin_timer;       /* ticks while a task is pinned */
+	bool pin_ticked;         /* a tick came (a SIGCHLD of SI_TIMER) */
+	unsigned long pin_stops; /* seccomp stops since the last tick */
 };
 
 /* ---- tasks ---- */
@@ -132,6 +151,120 @@ static void unpin_child(struct tracer *t, pid_t pid)
 	}
 }
 
+
+/* ---- pinning ----
+ *
+ * On a VM, a stop that crosses vCPUs costs two wakeups of a halted vCPU
+ * (the tracer's, then the tracee's): 15 us a trapped chmod against 6.4 us
+ * with both on one CPU (docs/benchmarks.md). So a task alone in its tree
+ * that makes TG_PIN_HEAT quick stops in a row is pinned to the CPU the
+ * tracer runs on, and the tracer's thread with it. It gets its CPUs back
+ * when it is no longer alone (the new task, which inherited the pin, gets
+ * them too, before it runs), when a tick of TG_PIN_TICK_NS finds no stop
+ * since the last one (it computes: the scheduler may place it again, and
+ * two pinned tasks that met on one CPU part), and for good when any
+ * task of the tree asks for or sets an affinity: sched_getaffinity always
+ * stops, so a program never sees the pin through it (nproc, runtimes that
+ * size their thread pools). /proc/PID/status does show it. */
+
+/* The tick: a SIGCHLD to the tracer's thread (SIGEV_THREAD_ID), read
+ * from the signalfd like a child's (on_own_signal). A timer armed once per
+ * pin, where a timeout on each wait would reprogram the CPU's timer twice
+ * per stop (a VM exit each: 0.1 s of 20,000 file creations). A tick lost
+ * to a child's pending SIGCHLD comes while stops come too, when it is not
+ * needed. */
+static bool pin_timer_set(struct tracer *t, bool on)
+{
+	const struct itimerspec its = {
+		.it_value.tv_nsec = on ? TG_PIN_TICK_NS : 0,
+		.it_interval.tv_nsec = on ? TG_PIN_TICK_NS : 0,
+	};
+	if (!t->pin_timer_made) {
+		if (!on)
+			return true;
+		struct sigevent sev = { .sigev_notify = SIGEV_THREAD_ID, .sigev_signo = SIGCHLD };
+		sev.sigev_notify_thread_id = gettid();
+		if (timer_create(CLOCK_MONOTONIC, &sev, &t->pin_timer) < 0)
+			return false;
+		t->pin_timer_made = true;
+	}
+	t->pin_stops = 0;
+	return timer_settime(t->pin_timer, 0, &its, NULL) == 0;
+}
+
+/* Back to the CPUs of before: the pinned task, unless it is gone (its pid
+ * may be another process's by now), and the tracer's thread. */
+static void unpin(struct tracer *t, bool task_gone)
+{
+	if (!t->pinned)
+		return;
+	if (!task_gone)
+		(void)sched_setaffinity(t->pinned, sizeof(t->pinned_cpus), &t->pinned_cpus);
+	(void)sched_setaffinity(0, sizeof(t->own_cpus), &t->own_cpus);
+	(void)pin_timer_set(t, false);
+	t->pinned = 0;
+	t->pin_heat = 0;
+}
+
+/* At a tick: unpin a task that made no stop since the last one. */
+static void pin_check(struct tracer *t)
+{
+	if (!t->pin_ticked)
+		return;
+	t->pin_ticked = false;
+	if (t->pinned && t->pin_stops == 0)
+		unpin(t, false);
+	t->pin_stops = 0;
+}
+
+static void pin_forgo(struct tracer *t)
+{
+	unpin(t, false);
+	t->pin_forgone = true;
+}
+
+/* pid, stopped and alone, onto the CPU we run on. Any failure (the CPU is
+ * not one of its own, one CPU only, EPERM) ends pinning for the run. */
+static void pin(struct tracer *t, pid_t pid)
+{
+	cpu_set_t one;
+	int cpu = sched_getcpu();
+
+	if (cpu < 0 || cpu >= CPU_SETSIZE ||
+	    sched_getaffinity(pid, sizeof(t->pinned_cpus), &t->pinned_cpus) < 0 ||
+	    CPU_COUNT(&t->pinned_cpus) < 2 || !CPU_ISSET(cpu, &t->pinned_cpus) ||
+	    sched_getaffinity(0, sizeof(t->own_cpus), &t->own_cpus) < 0) {
+		t->pin_forgone = true;
+		return;
+	}
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	if (sched_setaffinity(pid, sizeof(one), &one) < 0) {
+		t->pin_forgone = true;
+		return;
+	}
+	t->pinned = pid;
+	/* Without our thread on that CPU, or a tick to end it, no pin. */
+	if (sched_setaffinity(0, sizeof(one), &one) < 0 || !pin_timer_set(t, true))
+		pin_forgo(t);
+}
+
+/* At each seccomp stop of pid: keep the count, pin when it is time. */
+static void pin_tick(struct tracer *t, pid_t pid)
+{
+	if (t->pin_forgone)
+		return;
+	uint64_t now = tg_now_ns();
+	bool quick = now - t->last_stop < TG_PIN_QUICK_NS;
+	t->last_stop = now;
+	if (t->pinned) {
+		t->pin_stops++;
+		return;
+	}
+	t->pin_heat = quick && t->ntasks == 1 ? t->pin_heat + 1 : 0;
+	if (t->pin_heat >= TG_PIN_HEAT)
+		pin(t, pid);
+}
 
 static void vetted_free(struct vetted *v)
 {
@@ -166,6 +299,13 @@ static struct task *task_add(struct tracer *t, pid_t tid, pid_t tgid)
 	n->tid = tid;
 	n->tgid = tgid;
 	*p = n;
+	/* The tree's first new task was born pinned (or is about to be, in
+	 * the call that makes it): both get their CPUs back before they run
+	 * on side by side. */
+	if (t->pinned) {
+		(void)sched_setaffinity(tid, sizeof(t->pinned_cpus), &t->pinned_cpus);
+		unpin(t, false);
+	}
 	/* Both are stopped: the new task in its first stop, the old one in
 	 * its fork event or still in the call that made the new one. */
 	if (++t->ntasks == 2 && t->hooks && t->hooks->on_company)
@@ -183,6 +323,8 @@ static void task_del(struct tracer *t, pid_t tid)
 		return;
 	if (d->root_call)
 		root_call_end(t, d); /* killed in the call: it may have run */
+	if (tid == t->pinned)
+		unpin(t, true);
 	*p = d->next;
 	vetted_free(d->vetted);
 	free(d);
@@ -712,6 +854,15 @@ static void on_seccomp(struct tracer *t, pid_t pid, int status)
 		kill(pid, SIGKILL);
 		return;
 	}
+	if (info.seccomp.nr == SYS_sched_getaffinity || info.seccomp.nr == SYS_sched_setaffinity) {
+		/* The tree places itself, or wants to know where it runs. */
+		pin_forgo(t);
+		if (info.seccomp.nr == SYS_sched_getaffinity) {
+			resume(pid, 0);
+			return;
+		}
+	} else
+		pin_tick(t, pid);
 	_cleanup_free_ char *raw = NULL;
 	/* For this stop only: the hooks run while the tracee waits. */
 	tg_path_vouch_root(root_vouched(t, task_find(t, pid), pid) ? pid : 0);
@@ -1056,6 +1207,7 @@ static void run_timers(struct tracer *t)
 	}
 	if (due(&t->kill_at, now) || due(&t->grace_at, now))
 		kill_tree(t);
+	pin_check(t);
 }
 
 /* Milliseconds until the next timer, or -1 when none is armed. */
@@ -1081,8 +1233,11 @@ static int poll_timeout_ms(const struct tracer *t)
 static void on_own_signal(struct tracer *t, const struct signalfd_siginfo *si)
 {
 	int sig = (int)si->ssi_signo;
-	if (sig == SIGCHLD)
+	if (sig == SIGCHLD) {
+		if (si->ssi_code == SI_TIMER)
+			t->pin_ticked = true;
 		return;
+	}
 	t->interrupted = true;
 	if (si->ssi_code == SI_KERNEL)
 		return;
@@ -1131,11 +1286,13 @@ static void arm_grace(struct tracer *t)
  * one refills the credit; each one that finds nothing costs a credit, and
  * with none left the tracer only tries again every TG_SPIN_PROBE_EVERY
  * sleeps: a tree that traps rarely costs at most TG_SPIN_NS per that many
- * stops. Never with one CPU to run on, where spinning keeps the tracee from
- * the CPU it needs. Returns waitpid's result. */
+ * stops. Never with one CPU to run on, or while a task shares ours (see
+ * "pinning"), where spinning keeps the tracee from the CPU it needs.
+ * Returns waitpid's result. */
 static pid_t spin_for_stop(struct tracer *t, int *status)
 {
-	if (!t->spin_allowed || (t->spin_credit <= 0 && ++t->spin_probe % TG_SPIN_PROBE_EVERY))
+	if (!t->spin_allowed || t->pinned ||
+	    (t->spin_credit <= 0 && ++t->spin_probe % TG_SPIN_PROBE_EVERY))
 		return 0;
 	uint64_t until = tg_now_ns() + TG_SPIN_NS;
 	do {
@@ -1695,6 +1852,9 @@ int tg_tracer_run(const struct tg_tracer_opts *opts, const struct tg_tracer_hook
 	if (opts->timeout_ms)
 		t.timeout_at = start + opts->timeout_ms * 1000000ull;
 	r = wait_loop(&t);
+	unpin(&t, true);
+	if (t.pin_timer_made)
+		timer_delete(t.pin_timer);
 	/* The tree is gone, so the child's start is over: what it read
 	 * (the program, its stack) may go now. */
 	spawn_end(&sp);

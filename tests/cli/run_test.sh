@@ -152,6 +152,19 @@ if command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then
 		"$(taskset -c 1 "$TXGUARD" -q -w "$ws" -- grep Cpus_allowed_list /proc/self/status)"
 fi
 
+# A command alone that traps in quick succession runs on the tracer's CPU,
+# but asking where it runs tells the CPUs it was given (the tracer's tests,
+# tracer-pinning, check the rest).
+mine=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status)
+case $mine in
+*[,-]*)
+	: >"$ws/pinme"
+	out=$(cd "$ws" && "$TXGUARD" -q -w "$ws" -- "$TXGUARD_BUILD_DIR/tests/tracer/affinity" get pinme)
+	case $out in "pinned "*) ;; *) fail "a busy command alone was never pinned: $out" ;; esac
+	assert_eq "sched_getaffinity of a pinned command" "get $mine" "$(echo "$out" | sed -n 2p)"
+	rm -f "$ws/pinme" ;;
+esac
+
 # --- the policy cache: used, and out of the command's reach ---
 xdg="$TG_TMP/xdg"
 cache="$xdg/txguard/policy-cache"

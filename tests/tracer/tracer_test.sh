@@ -21,7 +21,7 @@ unpriv() {
 	tg_tmpdir
 	chmod 755 "$TG_TMP"
 	mkdir "$TG_TMP/bin" "$TG_TMP/work"
-	cp "$TRACER_BIN/tracer-driver" "$TRACER_BIN/probe" "$TRACER_BIN/tree" \
+	cp "$TRACER_BIN/tracer-driver" "$TRACER_BIN/probe" "$TRACER_BIN/tree" "$TRACER_BIN/affinity" \
 		"$TRACER_BIN/static_hello" "$TRACER_SRC/signals.py" "$0" "$TRACER_LIB/common.sh" "$TG_TMP/bin/"
 	chmod -R a+rX "$TG_TMP/bin"
 	chown 65534:65534 "$TG_TMP/work"
@@ -491,6 +491,43 @@ t_network() {
 	log_has "^op sendmsg kind=sendto .* addrlen=16 family=2"
 	TG_DRIVER_DENY=connect:ENETUNREACH drv --net -- "$PROBE" connect 127.0.0.1 9 >/dev/null
 	assert_eq "denied connect" 101 "$RC"
+}
+
+# A task alone in its tree that traps in quick succession runs on the
+# tracer's CPU, but no program sees it through the calls that tell where
+# it runs, and no task keeps it once it has company or placed itself
+# (tracer.c, "pinning"). affinity prints what it sees (affinity.c).
+t_pinning() {
+	mine=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status)
+	case $mine in
+	*[,-]*) ;;
+	*) skip "one CPU to run on ($mine): nothing is pinned" ;;
+	esac
+	: >f
+	for mode in get fork thread set quiet; do
+		drv -- "$TRACER_BIN/affinity" $mode f >"$TG_TMP/out"
+		assert_eq "affinity $mode: exit" 0 "$RC"
+		out=$TG_TMP/out
+		grep -q '^pinned [0-9]*$' "$out" || fail "affinity $mode: never pinned to one CPU: $(cat "$out")"
+		case $mode in
+		get)
+			assert_eq "sched_getaffinity of a pinned task" "get $mine" "$(sed -n 2p "$out")"
+			assert_eq "pinning is over once it was asked" "after $mine" "$(sed -n 3p "$out")" ;;
+		fork)
+			assert_eq "the child of a pinned task" "child $mine" "$(sed -n 2p "$out")"
+			assert_eq "a pinned task that forked" "parent $mine" "$(sed -n 3p "$out")" ;;
+		thread)
+			assert_eq "the thread of a pinned task" "thread $mine" "$(sed -n 2p "$out")"
+			assert_eq "a pinned task with a thread" "main $mine" "$(sed -n 3p "$out")" ;;
+		set)
+			first=${mine%%[,-]*}
+			assert_eq "the child of a task that placed itself" "child $first" "$(sed -n 2p "$out")"
+			assert_eq "a task that placed itself, after a fork" "set $first" "$(sed -n 3p "$out")"
+			assert_eq "... and after more quick stops" "later $first" "$(sed -n 4p "$out")" ;;
+		quiet)
+			assert_eq "a pinned task that computes without a stop" "quiet $mine" "$(sed -n 2p "$out")" ;;
+		esac
+	done
 }
 
 case=${1:?usage: tracer_test.sh [--unpriv] CASE}
