@@ -124,18 +124,20 @@ struct tracer {
 	bool spin_hint;          /* the stop just handled was a trapped call, not an exec */
 	int spin_credit;         /* spins left before giving up on spinning */
 	unsigned spin_probe;
-	/* A task alone in its tree that traps often shares the tracer's CPU
+	/* A task that traps often shares the tracer's CPU
 	 * (see "pinning"). */
 	bool pin_forgone;        /* never again in this run */
 	pid_t pinned;            /* the task pinned, 0 for none */
+	cpu_set_t pinned_to;     /* the one CPU */
 	cpu_set_t pinned_cpus;   /* its CPUs before */
 	cpu_set_t own_cpus;      /* the tracer thread's CPUs before */
-	unsigned pin_heat;       /* quick stops in a row */
-	uint64_t last_stop;      /* tg_now_ns() of the last seccomp stop */
+	unsigned pin_heat;       /* quick stops in a row, all of heat_pid */
+	pid_t heat_pid;          /* the task of the last seccomp stop */
+	uint64_t last_stop;      /* tg_now_ns() of that stop */
 	bool pin_timer_made;
 	timer_t pin_timer;       /* ticks while a task is pinned */
 	bool pin_ticked;         /* a tick came (a SIGCHLD of SI_TIMER) */
-	unsigned long pin_stops; /* seccomp stops since the last tick */
+	unsigned long pin_stops; /* the pinned task's seccomp stops since the last tick */
 };
 
 /* ---- tasks ---- */
@@ -156,11 +158,12 @@ static void unpin_child(struct tracer *t, pid_t pid)
  *
  * On a VM, a stop that crosses vCPUs costs two wakeups of a halted vCPU
  * (the tracer's, then the tracee's): 15 us a trapped chmod against 6.4 us
- * with both on one CPU (docs/benchmarks.md). So a task alone in its tree
- * that makes TG_PIN_HEAT quick stops in a row is pinned to the CPU the
- * tracer runs on, and the tracer's thread with it. It gets its CPUs back
- * when it is no longer alone (the new task, which inherited the pin, gets
- * them too, before it runs), when a tick of TG_PIN_TICK_NS finds no stop
+ * with both on one CPU (docs/benchmarks.md). So a task that makes
+ * TG_PIN_HEAT quick stops in a row, with no other task's stop between, is
+ * pinned to the CPU the tracer runs on, and the tracer's thread with it
+ * (one task at a time; the others keep their CPUs). It gets its CPUs back
+ * when it makes a task (the new one, which inherited the pin, gets them
+ * too, before it runs), when a tick of TG_PIN_TICK_NS finds no stop of its
  * since the last one (it computes: the scheduler may place it again, and
  * two pinned tasks that met on one CPU part), and for good when any
  * task of the tree asks for or sets an affinity: sched_getaffinity always
@@ -223,7 +226,7 @@ static void pin_forgo(struct tracer *t)
 	t->pin_forgone = true;
 }
 
-/* pid, stopped and alone, onto the CPU we run on. Any failure (the CPU is
+/* pid, stopped, onto the CPU we run on. Any failure (the CPU is
  * not one of its own, one CPU only, EPERM) ends pinning for the run. */
 static void pin(struct tracer *t, pid_t pid)
 {
@@ -244,6 +247,7 @@ static void pin(struct tracer *t, pid_t pid)
 		return;
 	}
 	t->pinned = pid;
+	t->pinned_to = one;
 	/* Without our thread on that CPU, or a tick to end it, no pin. */
 	if (sched_setaffinity(0, sizeof(one), &one) < 0 || !pin_timer_set(t, true))
 		pin_forgo(t);
@@ -255,13 +259,14 @@ static void pin_tick(struct tracer *t, pid_t pid)
 	if (t->pin_forgone)
 		return;
 	uint64_t now = tg_now_ns();
-	bool quick = now - t->last_stop < TG_PIN_QUICK_NS;
+	bool quick = now - t->last_stop < TG_PIN_QUICK_NS && pid == t->heat_pid;
 	t->last_stop = now;
+	t->heat_pid = pid;
 	if (t->pinned) {
-		t->pin_stops++;
+		t->pin_stops += pid == t->pinned;
 		return;
 	}
-	t->pin_heat = quick && t->ntasks == 1 ? t->pin_heat + 1 : 0;
+	t->pin_heat = quick ? t->pin_heat + 1 : 0;
 	if (t->pin_heat >= TG_PIN_HEAT)
 		pin(t, pid);
 }
@@ -299,10 +304,13 @@ static struct task *task_add(struct tracer *t, pid_t tid, pid_t tgid)
 	n->tid = tid;
 	n->tgid = tgid;
 	*p = n;
-	/* The tree's first new task was born pinned (or is about to be, in
-	 * the call that makes it): both get their CPUs back before they run
-	 * on side by side. */
-	if (t->pinned) {
+	/* A task made by the pinned one was born pinned (its mask is that
+	 * one CPU, which no other task has: one that set its own ended all
+	 * pinning): both get their CPUs back before they run on side by side.
+	 * Both are stopped, or the maker is still in the call that made it. */
+	cpu_set_t born;
+	if (t->pinned && sched_getaffinity(tid, sizeof(born), &born) == 0 &&
+	    CPU_EQUAL(&born, &t->pinned_to)) {
 		(void)sched_setaffinity(tid, sizeof(t->pinned_cpus), &t->pinned_cpus);
 		unpin(t, false);
 	}

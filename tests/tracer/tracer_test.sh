@@ -493,15 +493,15 @@ t_network() {
 	assert_eq "denied connect" 101 "$RC"
 }
 
-# A task alone in its tree that traps in quick succession runs on the
-# tracer's CPU, but no program sees it through the calls that tell where
-# it runs, and no task keeps it once it has company or placed itself
-# (tracer.c, "pinning"). affinity prints what it sees (affinity.c).
+# A task that traps in quick succession runs on the tracer's CPU, but no
+# program sees it through the calls that tell where it runs, and no task
+# keeps it once it made one or placed itself (tracer.c, "pinning").
+# affinity prints what it sees (affinity.c).
 t_pinning() {
 	mine=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status)
 	case $mine in
 	*[,-]*) ;;
-	*) skip "one CPU to run on ($mine): nothing is pinned" ;;
+	*) skip_kernel "one CPU to run on ($mine): nothing is pinned" ;;
 	esac
 	: >f
 	for mode in get fork thread set quiet; do
@@ -528,6 +528,15 @@ t_pinning() {
 			assert_eq "a pinned task that computes without a stop" "quiet $mine" "$(sed -n 2p "$out")" ;;
 		esac
 	done
+	# Not alone: the child of a shell that waits for it (dash does not
+	# exec the last command) is pinned; the shell keeps its CPUs.
+	drv -- sh -c '"$1" get f; while IFS= read -r l; do
+		case $l in Cpus_allowed_list:*) set -- ${l#*:}; echo "shell $1" ;; esac
+	done </proc/self/status' sh "$TRACER_BIN/affinity" >"$TG_TMP/out"
+	assert_eq "affinity under a shell: exit" 0 "$RC"
+	grep -q '^pinned [0-9]*$' "$TG_TMP/out" || fail "the child of a shell was never pinned: $(cat "$TG_TMP/out")"
+	assert_eq "sched_getaffinity of a pinned child" "get $mine" "$(sed -n 2p "$TG_TMP/out")"
+	assert_eq "the shell that waited for it" "shell $mine" "$(sed -n 4p "$TG_TMP/out")"
 }
 
 case=${1:?usage: tracer_test.sh [--unpriv] CASE}
