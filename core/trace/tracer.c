@@ -967,6 +967,8 @@ static struct task *exec_takeover(struct tracer *t, pid_t pid, pid_t former)
 		vetted_free(k->vetted);
 		k->vetted = steal_pointer(&f->vetted);
 		k->exec_unvetted = f->exec_unvetted;
+		if (t->pinned == former)
+			t->pinned = pid; /* the pin went with the thread */
 		task_del(t, former);
 	}
 	if (k)

@@ -17,7 +17,9 @@
  *           forks: "child LIST" from the child's status, "set LIST" from
  *           its own, then "later LIST" after one more round;
  *   quiet   computes, with no syscall, in slices of 20 ms until the status
- *           shows more than one CPU (2 s at most): "quiet LIST".
+ *           shows more than one CPU (2 s at most): "quiet LIST";
+ *   texec   does all of the above in a second thread instead, which then
+ *           execs "affinity quiet FILE" (the thread takes over the process).
  *
  * LIST is a CPU list as the kernel writes it ("0-1", "3"). Exits 0, or 2
  * on a failed call (with a message).
@@ -107,6 +109,28 @@ static double now_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+static const char *self_exe, *texec_file;
+
+/* The rounds in a thread that then execs: the pin must follow it. */
+static void *texec_main(void *arg)
+{
+	char list[256];
+	struct stat st;
+	(void)arg;
+	if (stat(texec_file, &st) < 0)
+		die(texec_file);
+	for (int r = 0; r < MAX_ROUNDS; r++) {
+		round_of_calls(texec_file, st.st_mode & 07777);
+		status_list(list, sizeof(list));
+		if (!strpbrk(list, ",-"))
+			break;
+	}
+	printf(strpbrk(list, ",-") ? "never pinned\n" : "pinned %s\n", list);
+	execl(self_exe, self_exe, "quiet", texec_file, (char *)NULL);
+	die("execl");
+	return NULL;
+}
+
 static void *thread_main(void *arg)
 {
 	char list[256];
@@ -130,6 +154,15 @@ int main(int argc, char **argv)
 	if (stat(file, &st) < 0)
 		die(file);
 	setvbuf(stdout, NULL, _IONBF, 0);
+	if (strcmp(mode, "texec") == 0) {
+		pthread_t th;
+		self_exe = "/proc/self/exe";
+		texec_file = file;
+		if ((errno = pthread_create(&th, NULL, texec_main, NULL)) != 0)
+			die("pthread_create");
+		pthread_join(th, NULL); /* never returns: the exec ends this thread */
+		return 2;
+	}
 	status_list(before, sizeof(before));
 	int r;
 	for (r = 0; r < MAX_ROUNDS; r++) {

@@ -504,7 +504,7 @@ t_pinning() {
 	*) skip_kernel "one CPU to run on ($mine): nothing is pinned" ;;
 	esac
 	: >f
-	for mode in get fork thread set quiet; do
+	for mode in get fork thread set quiet texec; do
 		drv -- "$TRACER_BIN/affinity" $mode f >"$TG_TMP/out"
 		assert_eq "affinity $mode: exit" 0 "$RC"
 		out=$TG_TMP/out
@@ -526,6 +526,10 @@ t_pinning() {
 			assert_eq "... and after more quick stops" "later $first" "$(sed -n 4p "$out")" ;;
 		quiet)
 			assert_eq "a pinned task that computes without a stop" "quiet $mine" "$(sed -n 2p "$out")" ;;
+		texec)
+			# The thread's "pinned", then the program it became: its own
+			# "pinned" (the pin went with the thread), then "quiet".
+			assert_eq "a pinned thread that execs, then computes" "quiet $mine" "$(tail -n 1 "$out")" ;;
 		esac
 	done
 	# Not alone: the child of a shell that waits for it (dash does not
