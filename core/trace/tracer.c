@@ -165,10 +165,10 @@ static void unpin_child(struct tracer *t, pid_t pid)
  * when it makes a task (the new one, which inherited the pin, gets them
  * too, before it runs), when a tick of TG_PIN_TICK_NS finds no stop of its
  * since the last one (it computes: the scheduler may place it again, and
- * two pinned tasks that met on one CPU part), and for good when any
- * task of the tree asks for or sets an affinity: sched_getaffinity always
- * stops, so a program never sees the pin through it (nproc, runtimes that
- * size their thread pools). /proc/PID/status does show it. */
+ * two pinned tasks that met on one CPU part), when any task asks for an
+ * affinity (sched_getaffinity always stops: no program sees the pin
+ * through it, as nproc and runtimes that size their thread pools would),
+ * and for good when any task sets one. /proc/PID/status does show it. */
 
 /* The tick: a SIGCHLD to the tracer's thread (SIGEV_THREAD_ID), read
  * from the signalfd like a child's (on_own_signal). A timer armed once per
@@ -862,14 +862,15 @@ static void on_seccomp(struct tracer *t, pid_t pid, int status)
 		kill(pid, SIGKILL);
 		return;
 	}
-	if (info.seccomp.nr == SYS_sched_getaffinity || info.seccomp.nr == SYS_sched_setaffinity) {
-		/* The tree places itself, or wants to know where it runs. */
-		pin_forgo(t);
-		if (info.seccomp.nr == SYS_sched_getaffinity) {
-			resume(pid, 0);
-			return;
-		}
-	} else
+	if (info.seccomp.nr == SYS_sched_getaffinity) {
+		/* Asked where a task runs: the CPUs it was given. */
+		unpin(t, false);
+		resume(pid, 0);
+		return;
+	}
+	if (info.seccomp.nr == SYS_sched_setaffinity)
+		pin_forgo(t); /* the tree places itself: never moved again */
+	else
 		pin_tick(t, pid);
 	_cleanup_free_ char *raw = NULL;
 	/* For this stop only: the hooks run while the tracee waits. */

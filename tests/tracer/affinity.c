@@ -8,8 +8,9 @@
  * rounds until /proc/self/status shows one CPU, prints "pinned LIST" (or
  * "never pinned" after 50 rounds), then, by MODE:
  *
- *   get     "get LIST" from sched_getaffinity, "after LIST" from the status
- *           after one more round (pinning is over for the run);
+ *   get     "get LIST" from sched_getaffinity; then rounds again until the
+ *           status shows one CPU: "again LIST" (or "never again"); then
+ *           "get2 LIST" from sched_getaffinity once more;
  *   fork    forks: "child LIST" from the child's status, then "parent LIST";
  *   thread  starts a thread: "thread LIST" from its status, then "main LIST";
  *   set     sets its affinity to the first of its CPUs (without asking for
@@ -27,6 +28,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,6 +111,18 @@ static double now_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* Rounds until the status shows one CPU (true), MAX_ROUNDS at most. */
+static bool rounds_until_pinned(const char *file, mode_t mode, char *list, size_t size)
+{
+	for (int r = 0; r < MAX_ROUNDS; r++) {
+		round_of_calls(file, mode);
+		status_list(list, size);
+		if (!strpbrk(list, ",-"))
+			return true;
+	}
+	return false;
+}
+
 static const char *self_exe, *texec_file;
 
 /* The rounds in a thread that then execs: the pin must follow it. */
@@ -119,13 +133,10 @@ static void *texec_main(void *arg)
 	(void)arg;
 	if (stat(texec_file, &st) < 0)
 		die(texec_file);
-	for (int r = 0; r < MAX_ROUNDS; r++) {
-		round_of_calls(texec_file, st.st_mode & 07777);
-		status_list(list, sizeof(list));
-		if (!strpbrk(list, ",-"))
-			break;
-	}
-	printf(strpbrk(list, ",-") ? "never pinned\n" : "pinned %s\n", list);
+	if (!rounds_until_pinned(texec_file, st.st_mode & 07777, list, sizeof(list)))
+		printf("never pinned\n");
+	else
+		printf("pinned %s\n", list);
 	execl(self_exe, self_exe, "quiet", texec_file, (char *)NULL);
 	die("execl");
 	return NULL;
@@ -164,14 +175,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	status_list(before, sizeof(before));
-	int r;
-	for (r = 0; r < MAX_ROUNDS; r++) {
-		round_of_calls(file, st.st_mode & 07777);
-		status_list(list, sizeof(list));
-		if (!strpbrk(list, ",-"))
-			break;
-	}
-	if (r == MAX_ROUNDS)
+	if (!rounds_until_pinned(file, st.st_mode & 07777, list, sizeof(list)))
 		printf("never pinned\n");
 	else
 		printf("pinned %s\n", list);
@@ -181,9 +185,14 @@ int main(int argc, char **argv)
 			die("sched_getaffinity");
 		set_list(&set, list, sizeof(list));
 		printf("get %s\n", list);
-		round_of_calls(file, st.st_mode & 07777);
-		status_list(list, sizeof(list));
-		printf("after %s\n", list);
+		if (!rounds_until_pinned(file, st.st_mode & 07777, list, sizeof(list)))
+			printf("never again\n");
+		else
+			printf("again %s\n", list);
+		if (sched_getaffinity(0, sizeof(set), &set) < 0)
+			die("sched_getaffinity");
+		set_list(&set, list, sizeof(list));
+		printf("get2 %s\n", list);
 	} else if (strcmp(mode, "fork") == 0) {
 		pid_t pid = fork();
 		if (pid < 0)

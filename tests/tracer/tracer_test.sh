@@ -494,7 +494,7 @@ t_network() {
 }
 
 # A task that traps in quick succession runs on the tracer's CPU, but no
-# program sees it through the calls that tell where it runs, and no task
+# program sees it through the call that tells where it runs, and no task
 # keeps it once it made one or placed itself (tracer.c, "pinning").
 # affinity prints what it sees (affinity.c).
 t_pinning() {
@@ -512,7 +512,11 @@ t_pinning() {
 		case $mode in
 		get)
 			assert_eq "sched_getaffinity of a pinned task" "get $mine" "$(sed -n 2p "$out")"
-			assert_eq "pinning is over once it was asked" "after $mine" "$(sed -n 3p "$out")" ;;
+			# Asking unpins it, but not for good: runtimes ask at their
+			# start (glibc's pthread_getattr_np does, for Rust's main
+			# thread and every thread under ASan).
+			grep -q '^again [0-9]*$' "$out" || fail "not pinned again after it asked: $(cat "$out")"
+			assert_eq "sched_getaffinity of a task pinned again" "get2 $mine" "$(sed -n 4p "$out")" ;;
 		fork)
 			assert_eq "the child of a pinned task" "child $mine" "$(sed -n 2p "$out")"
 			assert_eq "a pinned task that forked" "parent $mine" "$(sed -n 3p "$out")" ;;
@@ -540,7 +544,7 @@ t_pinning() {
 	assert_eq "affinity under a shell: exit" 0 "$RC"
 	grep -q '^pinned [0-9]*$' "$TG_TMP/out" || fail "the child of a shell was never pinned: $(cat "$TG_TMP/out")"
 	assert_eq "sched_getaffinity of a pinned child" "get $mine" "$(sed -n 2p "$TG_TMP/out")"
-	assert_eq "the shell that waited for it" "shell $mine" "$(sed -n 4p "$TG_TMP/out")"
+	assert_eq "the shell that waited for it" "shell $mine" "$(sed -n '/^shell /p' "$TG_TMP/out")"
 }
 
 case=${1:?usage: tracer_test.sh [--unpriv] CASE}
