@@ -104,6 +104,22 @@ static void round_of_calls(const char *file, mode_t mode)
 			die("chmod");
 }
 
+/* Fork a child that prints "child LIST" and exits; wait for it. */
+static void fork_child_reports(void)
+{
+	char list[256];
+	pid_t pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (pid == 0) {
+		status_list(list, sizeof(list));
+		printf("child %s\n", list);
+		_exit(0);
+	}
+	if (waitpid(pid, NULL, 0) < 0)
+		die("waitpid");
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -194,16 +210,7 @@ int main(int argc, char **argv)
 		set_list(&set, list, sizeof(list));
 		printf("get2 %s\n", list);
 	} else if (strcmp(mode, "fork") == 0) {
-		pid_t pid = fork();
-		if (pid < 0)
-			die("fork");
-		if (pid == 0) {
-			status_list(list, sizeof(list));
-			printf("child %s\n", list);
-			_exit(0);
-		}
-		if (waitpid(pid, NULL, 0) < 0)
-			die("waitpid");
+		fork_child_reports();
 		status_list(list, sizeof(list));
 		printf("parent %s\n", list);
 	} else if (strcmp(mode, "thread") == 0) {
@@ -225,16 +232,7 @@ int main(int argc, char **argv)
 		if (sched_setaffinity(0, sizeof(first), &first) < 0)
 			die("sched_setaffinity");
 		/* The fork ends a pin: what comes back must be what we set. */
-		pid_t pid = fork();
-		if (pid < 0)
-			die("fork");
-		if (pid == 0) {
-			status_list(list, sizeof(list));
-			printf("child %s\n", list);
-			_exit(0);
-		}
-		if (waitpid(pid, NULL, 0) < 0)
-			die("waitpid");
+		fork_child_reports();
 		status_list(list, sizeof(list));
 		printf("set %s\n", list);
 		round_of_calls(file, st.st_mode & 07777);
