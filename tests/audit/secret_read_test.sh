@@ -38,7 +38,7 @@ if [ "${1:-}" = --unpriv ]; then
 	chown -R 65534:65534 "$H" "$TG_TMP/ws" "$O"
 	runas() {
 		setpriv --reuid=65534 --regid=65534 --clear-groups \
-			env HOME="$H" TXGUARD_DEFAULT_POLICY_DIR="$TXGUARD_SOURCE_DIR/policy.d" "$@"
+			env -u XDG_STATE_HOME HOME="$H" TXGUARD_DEFAULT_POLICY_DIR="$TXGUARD_SOURCE_DIR/policy.d" "$@"
 	}
 	priv=0
 elif [ "$(id -u)" != 0 ]; then

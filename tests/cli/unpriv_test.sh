@@ -20,7 +20,7 @@ chmod 1777 "$TG_TMP/shared"
 
 as_nobody() {
 	setpriv --reuid=65534 --regid=65534 --clear-groups \
-		env HOME="$TG_TMP/home" TXGUARD_DEFAULT_POLICY_DIR="$TXGUARD_SOURCE_DIR/policy.d" "$@"
+		env -u XDG_STATE_HOME HOME="$TG_TMP/home" TXGUARD_DEFAULT_POLICY_DIR="$TXGUARD_SOURCE_DIR/policy.d" "$@"
 }
 code() { rc=0; "$@" || rc=$?; echo "$rc"; }
 

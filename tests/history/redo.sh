@@ -253,7 +253,7 @@ unpriv)
 	mkdir -p "$TG_TMP/home"
 	chmod 755 "$TG_TMP"
 	chown 65534:65534 "$TG_TMP/home" "$ws"
-	nb() { setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$TG_TMP/home" "$@"; }
+	nb() { setpriv --reuid=65534 --regid=65534 --clear-groups env -u XDG_STATE_HOME HOME="$TG_TMP/home" "$@"; }
 	tgn() { (cd "$ws" && nb "$TXGUARD" --no-default-policy -p "$TG_TMP/policy.yaml" -q \
 		--state-dir "$TG_TMP/home/st" -w "$ws" "$@"); }
 	hn() { sub=$1; shift; nb "$TXGUARD" "$sub" --state-dir "$TG_TMP/home/st" -w "$ws" "$@"; }

@@ -23,7 +23,7 @@ need_chattr() {
 	chattr -a "$TG_TMP/probe"
 }
 as_nobody() {
-	setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$TG_TMP/home" "$@"
+	setpriv --reuid=65534 --regid=65534 --clear-groups env -u XDG_STATE_HOME HOME="$TG_TMP/home" "$@"
 }
 need_nobody() {
 	need_root

@@ -51,10 +51,20 @@ tg_tmpdir_outside() {
 	TMPDIR=$_base tg_tmpdir
 }
 
-# A fresh temporary directory, removed when the test exits.
+# A fresh temporary directory, removed when the test exits. txguard's
+# default state dirs (one per workspace) and its policy cache go under it
+# too, not into the user's ~/.local/state/txguard. The directory must
+# exist: the cache is only kept below a state home that does. A test that
+# runs txguard as another user passes that user's HOME and
+# `env -u XDG_STATE_HOME` (TG_TMP is 0700).
 tg_tmpdir() {
 	TG_TMP=$(mktemp -d "${TMPDIR:-/tmp}/txguard-test.XXXXXX")
 	trap 'rm -rf "$TG_TMP"' EXIT
+	if [ -z "${XDG_STATE_HOME:-}" ]; then
+		XDG_STATE_HOME=$TG_TMP/.state
+		mkdir "$XDG_STATE_HOME"
+		export XDG_STATE_HOME
+	fi
 }
 
 # tg_int80_expect BARE_EXIT: the exit codes (space-separated) that a traced

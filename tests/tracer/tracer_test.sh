@@ -28,7 +28,7 @@ unpriv() {
 	cd "$TG_TMP/work"
 	set +e
 	setpriv --reuid=65534 --regid=65534 --clear-groups \
-		env HOME="$TG_TMP/work" TMPDIR="$TG_TMP/work" TRACER_BIN="$TG_TMP/bin" \
+		env -u XDG_STATE_HOME HOME="$TG_TMP/work" TMPDIR="$TG_TMP/work" TRACER_BIN="$TG_TMP/bin" \
 		TRACER_LIB="$TG_TMP/bin" TRACER_SRC="$TG_TMP/bin" \
 		sh "$TG_TMP/bin/$(basename "$0")" "$@"
 	rc=$?
