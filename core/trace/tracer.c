@@ -175,7 +175,14 @@ static void unpin_child(struct tracer *t, pid_t pid)
  * pin, where a timeout on each wait would reprogram the CPU's timer twice
  * per stop (a VM exit each: 0.1 s of 20,000 file creations). A tick lost
  * to a child's pending SIGCHLD comes while stops come too, when it is not
- * needed. */
+ * needed.
+ *
+ * A tick still pending when its timer is disarmed or deleted is stale:
+ * the kernel (6.13 on) drops it when it is read, but poll already said
+ * there was something to read. A blocking read would then wait for the
+ * next signal: at the end of the run, for ever (restore_signals); with
+ * --timeout armed and a silent tree, past the timeout. So from the first
+ * timer on the signalfd does not block, and service() waits in poll. */
 static bool pin_timer_set(struct tracer *t, bool on)
 {
 	const struct itimerspec its = {
@@ -189,6 +196,11 @@ static bool pin_timer_set(struct tracer *t, bool on)
 		sev.sigev_notify_thread_id = gettid();
 		if (timer_create(CLOCK_MONOTONIC, &sev, &t->pin_timer) < 0)
 			return false;
+		int fl = fcntl(t->sfd, F_GETFL);
+		if (fl < 0 || fcntl(t->sfd, F_SETFL, fl | O_NONBLOCK) < 0) {
+			timer_delete(t->pin_timer);
+			return false;
+		}
 		t->pin_timer_made = true;
 	}
 	t->pin_stops = 0;
@@ -1273,7 +1285,9 @@ static void service(struct tracer *t, bool block)
 	int timeout = block ? poll_timeout_ms(t) : 0;
 	ssize_t n = 0;
 
-	if (timeout < 0 || poll(&p, 1, timeout) > 0)
+	/* Once the pin's timer exists the signalfd does not block (see
+	 * pin_timer_set): poll waits, then the read takes what is there. */
+	if (t->pin_timer_made ? poll(&p, 1, timeout) > 0 : timeout < 0 || poll(&p, 1, timeout) > 0)
 		n = read(t->sfd, si, sizeof(si));
 	for (ssize_t i = 0; i < n / (ssize_t)sizeof(si[0]); i++)
 		on_own_signal(t, &si[i]);
@@ -1568,10 +1582,13 @@ static void restore_signals(int sfd, const struct saved_signals *saved, bool kee
 {
 	struct signalfd_siginfo si;
 	sigset_t mask = saved->mask, ours;
-	struct pollfd p = { .fd = sfd, .events = POLLIN };
-	/* Consume what arrived for the tree, so nothing fires on unblock. */
-	while (poll(&p, 1, 0) > 0 && read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
-		;
+	/* Consume what arrived for the tree, so nothing fires on unblock.
+	 * Not by poll and a blocking read: a stale tick of the pin's timer
+	 * (pin_timer_set) is pending for poll and dropped by the read, which
+	 * would then wait for ever. */
+	if (fcntl(sfd, F_SETFL, O_NONBLOCK) == 0)
+		while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+			;
 	close(sfd);
 	if (keep_blocked) {
 		tracer_sigset(&ours);
