@@ -796,9 +796,33 @@ static int walk_path(struct walk *w, struct sbuf *res, const char *path, bool fo
 }
 
 /* The directory a relative path starts from, in the tracee's view. */
+static __thread struct {
+	pid_t pid;
+	const char *known; /* the tracer's */
+	char *read;        /* ours, for tg_path_take_cwd */
+} cwd_hint;
+
+void tg_path_vouch_cwd(pid_t pid, const char *cwd)
+{
+	free(cwd_hint.read);
+	cwd_hint.pid = pid;
+	cwd_hint.known = cwd;
+	cwd_hint.read = NULL;
+}
+
+char *tg_path_take_cwd(void)
+{
+	return steal_pointer(&cwd_hint.read);
+}
+
 static int walk_base(struct walk *w, int dirfd, char **base)
 {
 	char what[48];
+	bool hinted = dirfd == AT_FDCWD && w->pid > 0 && w->pid == cwd_hint.pid;
+	if (hinted && (cwd_hint.known || cwd_hint.read)) {
+		*base = tg_strdup(cwd_hint.known ? cwd_hint.known : cwd_hint.read);
+		return *base ? 0 : -ENOMEM;
+	}
 	if (dirfd == AT_FDCWD)
 		snprintf(what, sizeof(what), "cwd");
 	else if (dirfd < 0)
@@ -808,6 +832,9 @@ static int walk_base(struct walk *w, int dirfd, char **base)
 	int r = read_proc_link(w, what, base);
 	if (r == -ENOENT)
 		return dirfd == AT_FDCWD ? -ESRCH : -EBADF;
+	/* A removed cwd ("... (deleted)") is read again each time. */
+	if (r == 0 && hinted && (*base)[0] == '/' && !tg_path_is_kernel_name(*base))
+		cwd_hint.read = tg_strdup(*base);
 	return r;
 }
 

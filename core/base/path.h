@@ -66,6 +66,16 @@ bool tg_path_shares_root(pid_t pid);
  * so the resolutions for pid skip that statx. Per thread of txguard. */
 void tg_path_vouch_root(pid_t pid);
 
+/* The tracer's word for one stop (pid 0 ends it): thread pid's cwd is cwd
+ * (core/trace/tracer.c, "cwd epochs"), so its relative names skip the
+ * readlink of /proc/PID/cwd. With cwd NULL the tracer does not know it
+ * and asks to: the first resolution that reads it keeps a copy for
+ * tg_path_take_cwd(). Not copied. Per thread of txguard. */
+void tg_path_vouch_cwd(pid_t pid, const char *cwd);
+
+/* What this stop read of the vouched thread's cwd (free()), or NULL. */
+char *tg_path_take_cwd(void);
+
 /* While on, the directory a resolution without follow opened to prove
  * its path (every component but the last, no symlink) stays open for the
  * journal, which looks up the same call's name through it: one openat2

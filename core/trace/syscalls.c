@@ -118,10 +118,12 @@ static const struct tg_syscall table[] = {
 	/* Namespace mutations. */
 	MUT(SYS_unlink, "unlink", TG_OP_UNLINK, A(P)),
 	MUT(SYS_unlinkat, "unlinkat", TG_OP_UNLINK, A(D, P, AT)),
-	MUT(SYS_rmdir, "rmdir", TG_OP_RMDIR, A(P)),
-	MUT(SYS_rename, "rename", TG_OP_RENAME, A(P, P2)),
-	MUT(SYS_renameat, "renameat", TG_OP_RENAME, A(D, P, D2, P2)),
-	MUT(SYS_renameat2, "renameat2", TG_OP_RENAME, A(D, P, D2, P2, TG_A_RENFLAGS)),
+	/* A directory's rename or removal may change the name of a cwd
+	 * (unlinkat with AT_REMOVEDIR too: tracer.c, cwd_mover). */
+	MUT(SYS_rmdir, "rmdir", TG_OP_RMDIR, A(P), .cwd = true),
+	MUT(SYS_rename, "rename", TG_OP_RENAME, A(P, P2), .cwd = true),
+	MUT(SYS_renameat, "renameat", TG_OP_RENAME, A(D, P, D2, P2), .cwd = true),
+	MUT(SYS_renameat2, "renameat2", TG_OP_RENAME, A(D, P, D2, P2, TG_A_RENFLAGS), .cwd = true),
 	MUT(SYS_link, "link", TG_OP_LINK, A(P, P2)),
 	MUT(SYS_linkat, "linkat", TG_OP_LINK, A(D, P, D2, P2, AT), .follow = TG_FOLLOW_AT_LINK),
 	MUT(SYS_symlink, "symlink", TG_OP_SYMLINK, A(TG_A_TARGET, P)),
@@ -215,6 +217,11 @@ static const struct tg_syscall table[] = {
 	TRAP(SYS_chroot, "chroot", TG_OP_SYSCALL, A(N), .roots = true),
 	TRAP(SYS_setns, "setns", TG_OP_SYSCALL, A(N), .roots = true),
 	TRAP(SYS_unshare, "unshare", TG_OP_SYSCALL, A(N), .roots = true),
+
+	/* Trapped only so that the tracer knows a cwd moved (tracer.c, "cwd
+	 * epochs"): let through at once, no policy asked. */
+	TRAP(SYS_chdir, "chdir", TG_OP_SYSCALL, A(N), .cwd = true),
+	TRAP(SYS_fchdir, "fchdir", TG_OP_SYSCALL, A(N), .cwd = true),
 
 	/* Fixed errno, decided in BPF without a stop. */
 	DENY(SYS_io_uring_setup, "io_uring_setup", EPERM),

@@ -92,6 +92,9 @@ struct task {
 	uint64_t root_seen;      /* the root epoch its root was last looked at in */
 	bool root_ours;          /* ... and found ours then */
 	bool root_call;          /* a call that may change its root is in flight */
+	char *cwd;               /* its cwd, as read in the cwd epoch cwd_seen */
+	uint64_t cwd_seen;
+	bool cwd_call;           /* a call that may move a cwd is in flight */
 	struct task *next;
 };
 
@@ -103,6 +106,8 @@ struct tracer {
 	unsigned long ntasks;
 	uint64_t root_epoch;     /* see "root epochs"; starts at 1 */
 	unsigned root_calls;     /* such calls in flight */
+	uint64_t cwd_epoch;      /* see "cwd epochs" */
+	unsigned cwd_calls;      /* such calls in flight */
 	pid_t main_pid;
 	bool main_exited;
 	int main_status;
@@ -334,6 +339,7 @@ static struct task *task_add(struct tracer *t, pid_t tid, pid_t tgid)
 }
 
 static void root_call_end(struct tracer *t, struct task *k);
+static void cwd_call_end(struct tracer *t, struct task *k);
 
 static void task_del(struct tracer *t, pid_t tid)
 {
@@ -343,10 +349,13 @@ static void task_del(struct tracer *t, pid_t tid)
 		return;
 	if (d->root_call)
 		root_call_end(t, d); /* killed in the call: it may have run */
+	if (d->cwd_call)
+		cwd_call_end(t, d);
 	if (tid == t->pinned)
 		unpin(t, true);
 	*p = d->next;
 	vetted_free(d->vetted);
+	free(d->cwd);
 	free(d);
 	t->ntasks--;
 }
@@ -553,6 +562,72 @@ static void root_call_end(struct tracer *t, struct task *k)
 	k->root_call = false;
 	t->root_calls--;
 	t->root_epoch++;
+}
+
+/* ---- cwd epochs ----
+ *
+ * A relative name starts from the caller's cwd: a readlink of
+ * /proc/PID/cwd, about a microsecond of every stop that names a file so.
+ * Only a few calls can change what that link says for a task that
+ * exists: chdir and fchdir (its own, or a CLONE_FS sibling's), a rename
+ * or removal of a directory (the cwd or one above it), and the root
+ * changers (setns moves the cwd too). The filter traps them all: chdir
+ * and fchdir only for this, the others anyway. Such a call begins an
+ * epoch at its stop and another when it is over, which its task's next
+ * stop of any kind shows (or its end), so no exit stop is added. A task
+ * keeps the cwd it read and the epoch it read it in; it is taken as is
+ * while no such call is in flight and the epoch is the same, and read
+ * again otherwise. Processes outside the tree that rename directories
+ * are out of scope, as for every resolution (DESIGN.md). */
+
+static bool cwd_mover(long nr, const uint64_t args[6])
+{
+	const struct tg_syscall *sc = tg_syscall_by_nr(nr);
+	return (sc && (sc->cwd || sc->roots)) || (nr == SYS_unlinkat && (args[2] & AT_REMOVEDIR));
+}
+
+static void cwd_call_begin(struct tracer *t, struct task *k)
+{
+	if (k && !k->cwd_call) {
+		k->cwd_call = true;
+		t->cwd_calls++;
+	}
+	t->cwd_epoch++;
+}
+
+static void cwd_call_end(struct tracer *t, struct task *k)
+{
+	k->cwd_call = false;
+	t->cwd_calls--;
+	t->cwd_epoch++;
+}
+
+/* pid stopped: a call it was in is over. */
+static void cwd_stopped(struct tracer *t, pid_t pid)
+{
+	struct task *k = t->cwd_calls ? task_find(t, pid) : NULL;
+	if (k && k->cwd_call)
+		cwd_call_end(t, k);
+}
+
+/* k's cwd, when it may be taken as is for this stop; else NULL. */
+static const char *cwd_known(const struct tracer *t, const struct task *k)
+{
+	return k && k->cwd && !t->cwd_calls && k->cwd_seen == t->cwd_epoch ? k->cwd : NULL;
+}
+
+/* What the stop read of pid's cwd, kept when nothing could move it since. */
+static void cwd_learn(struct tracer *t, pid_t pid)
+{
+	struct task *k = task_find(t, pid);
+	char *c = tg_path_take_cwd();
+	if (!c || !k || t->cwd_calls) {
+		free(c);
+		return;
+	}
+	free(k->cwd);
+	k->cwd = c;
+	k->cwd_seen = t->cwd_epoch;
 }
 
 /* The name the kernel gives the program (bprm->filename): a #! or
@@ -880,13 +955,26 @@ static void on_seccomp(struct tracer *t, pid_t pid, int status)
 		resume(pid, 0);
 		return;
 	}
+	struct task *k = task_find(t, pid);
+	if (info.seccomp.nr == SYS_chdir || info.seccomp.nr == SYS_fchdir) {
+		cwd_call_begin(t, k);
+		resume(pid, 0);
+		return;
+	}
 	if (info.seccomp.nr == SYS_sched_setaffinity)
 		pin_forgo(t); /* the tree places itself: never moved again */
 	else
 		pin_tick(t, pid);
 	_cleanup_free_ char *raw = NULL;
-	/* For this stop only: the hooks run while the tracee waits. */
-	tg_path_vouch_root(root_vouched(t, task_find(t, pid), pid) ? pid : 0);
+	/* For this stop only: the hooks run while the tracee waits. The cwd
+	 * as it is before the call: a call that may move it starts an epoch
+	 * once that is settled. */
+	bool root_ours = root_vouched(t, k, pid);
+	tg_path_vouch_root(root_ours ? pid : 0);
+	const char *cwd = root_ours ? cwd_known(t, k) : NULL;
+	tg_path_vouch_cwd(root_ours ? pid : 0, cwd);
+	if (cwd_mover((long)info.seccomp.nr, info.seccomp.args))
+		cwd_call_begin(t, k);
 	tg_path_keep_parent(true);
 	int r = tg_decode_full(pid, (long)info.seccomp.nr, info.seccomp.args, &op, &raw);
 	op.alone = t->ntasks == 1;
@@ -906,6 +994,9 @@ static void on_seccomp(struct tracer *t, pid_t pid, int status)
 		(void)deny(pid, -r);
 	} else
 		judge(t, pid, &op, info.seccomp.args, raw);
+	if (root_ours && !cwd)
+		cwd_learn(t, pid);
+	tg_path_vouch_cwd(0, NULL);
 	tg_path_keep_parent(false);
 	tg_path_vouch_root(0);
 	tg_op_clear(&op);
@@ -982,6 +1073,8 @@ static struct task *exec_takeover(struct tracer *t, pid_t pid, pid_t former)
 		k->exec_unvetted = f->exec_unvetted;
 		if (t->pinned == former)
 			t->pinned = pid; /* the pin went with the thread */
+		/* Its cwd is the thread's, which may differ (no CLONE_FS). */
+		free(steal_pointer(&k->cwd));
 		task_del(t, former);
 	}
 	if (k)
@@ -1352,6 +1445,8 @@ static int wait_loop(struct tracer *t)
 			pid = spin_for_stop(t, &status);
 		t->spin_hint = false;
 		if (pid > 0) {
+			if (t->cwd_calls)
+				cwd_stopped(t, pid);
 			handlers[classify(status)](t, pid, status);
 			if (t->fatal && !t->killing)
 				kill_tree(t);

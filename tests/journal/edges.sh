@@ -693,6 +693,63 @@ sys.exit(int(sys.argv[1]))'
 	assert_eq "undo" 0 "$(code h undo last)"
 	as_before "undo did not restore"
 	;;
+cwd)
+	# The tracer keeps each task's cwd between stops (core/trace/tracer.c,
+	# "cwd epochs") and must read it again after every call that can move
+	# it or change its name: chdir, fchdir, a rename of the cwd or of a
+	# directory above it (absolute, then relative), a thread's chdir
+	# (CLONE_FS), a removal. A name resolved from a stale cwd would be
+	# journaled at the wrong place (the restore leaves the real file) and
+	# judged at the wrong place (a write outside the workspace allowed).
+	command -v python3 >/dev/null || skip "needs python3"
+	mkdir -p "$ws/a" "$ws/b" "$ws/p/q" "$ws/d" "$TG_TMP/outside"
+	"$TG_TREEHASH" "$ws" >"$TG_TMP/before"
+	cat >"$TG_TMP/moves.py" <<'EOF'
+import errno, os, sys, threading
+ws = sys.argv[1]
+def mk(name):
+    try:
+        fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    except OSError as e:
+        return errno.errorcode[e.errno]
+    os.write(fd, b"x\n")
+    os.close(fd)
+    return "ok"
+seen = [mk("top")]                        # the cwd, learnt
+os.chdir("a"); seen.append(mk("f1"))
+os.fchdir(os.open(ws + "/b", os.O_RDONLY)); seen.append(mk("f2"))
+os.rename(ws + "/b", ws + "/c"); seen.append(mk("f3"))
+os.chdir(ws + "/p/q"); seen.append(mk("f4"))
+os.rename(ws + "/p", ws + "/r"); seen.append(mk("f5"))
+os.chdir(ws)
+t = threading.Thread(target=os.chdir, args=("d",))
+t.start(); t.join()
+seen.append(mk("f6"))
+os.chdir(ws + "/r")
+os.mkdir("s"); os.rmdir("s")
+os.rename("q", "s"); os.chdir("s"); seen.append(mk("f7"))
+os.chdir(sys.argv[2]); seen.append(mk("w"))  # outside the workspace
+print(" ".join(seen))
+sys.exit(int(sys.argv[3]))
+EOF
+	printf 'version: 1\npaths:\n  writable: ["/dev/null"]\n' >"$TG_TMP/policy.yaml"
+	want="ok ok ok ok ok ok ok ok EACCES"
+	assert_eq "failed" 3 "$(code tg -- python3 "$TG_TMP/moves.py" "$ws" "$TG_TMP/outside" 3)"
+	assert_eq "failed: what the calls did" "$want" "$(cat "$TG_TMP/out")"
+	as_before "not restored"
+	assert_eq "committed" 0 \
+		"$(code tg --report "$TG_TMP/r.json" -- python3 "$TG_TMP/moves.py" "$ws" "$TG_TMP/outside" 0)"
+	assert_eq "committed: what the calls did" "$want" "$(cat "$TG_TMP/out")"
+	[ ! -e "$TG_TMP/outside/w" ] || fail "a file was made outside the workspace"
+	assert_eq "the refusal, at its real place" "$TG_TMP/outside/w" \
+		"$(python3 -c 'import json,sys; print(" ".join(d["path"] for d in json.load(open(sys.argv[1]))["decisions"]))' "$TG_TMP/r.json")"
+	created=" $(report_paths created "$TG_TMP/r.json") "
+	for f in top a/f1 c/f3 d/f6; do
+		case $created in *" $f "*) ;; *) fail "report: $f not created ($created)" ;; esac
+	done
+	assert_eq "undo" 0 "$(code h undo last)"
+	as_before "undo did not restore"
+	;;
 *)
 	fail "unknown case $case_"
 	;;
