@@ -3,7 +3,11 @@
 
 #include <string.h>
 
+#include "base/set.h"
 #include "base/util.h"
+
+#include <limits.h>
+#include <stdlib.h>
 
 enum { EV_CREATED, EV_CONTENT, EV_META, EV_GONE, EV_MOVED_OUT, EV_MOVED_IN };
 
@@ -13,6 +17,7 @@ struct tg_change_ev {
 	char *other;     /* rename partner */
 	uint64_t seq;
 	int what;        /* EV_* */
+	bool swap;       /* a rename with RENAME_EXCHANGE */
 };
 
 void tg_changes_clear(struct tg_changes *c)
@@ -106,7 +111,10 @@ int tg_change_events_add(void *events, const struct tg_jrec *r)
 	case TG_JREC_SAVED: return ev_push(s, r->path, r->seq, EV_GONE, NULL);
 	case TG_JREC_RENAMED: {
 		int e = ev_push(s, r->path, r->seq, EV_MOVED_OUT, r->path2);
-		return e ? e : ev_push(s, r->path2, r->seq, EV_MOVED_IN, r->path);
+		e = e ? e : ev_push(s, r->path2, r->seq, EV_MOVED_IN, r->path);
+		if (!e && (r->flags & TG_JREC_F_EXCHANGE))
+			s->v[s->n - 1].swap = s->v[s->n - 2].swap = true;
+		return e;
 	}
 	default: return 0;
 	}
@@ -122,56 +130,370 @@ void tg_change_events_clear(struct tg_change_events *s)
 	memset(s, 0, sizeof(*s));
 }
 
-static int ev_cmp(const void *a, const void *b)
+/* ---- classification: the run replayed, object by object ----
+ *
+ * A record names a path as it was when the call ran. Classifying each
+ * path on its own misses what moved between calls: a file changed in b/
+ * before `mv b c` ends at c/x, a file moved and then removed was deleted,
+ * and the name an object had before the run is not the name it had when
+ * it last moved. So the events are replayed in log order on objects: each
+ * has the name it has now and the one it had before the run (NULL: the
+ * run made it), and a directory's move carries what lies below it. At the
+ * end each object is one line: made and still there, created; gone, the
+ * name it had deleted; elsewhere, renamed; changed in place, modified or
+ * metadata. Names a directory the run made holds have no records of their
+ * own: the probe lists them (created_subtree), each path once. */
+
+struct obj {
+	char *cur;         /* its name now (owned) */
+	const char *orig;  /* its name before the run (an event's), NULL: made by the run */
+	bool gone;         /* removed, or replaced by a move */
+	bool taken;        /* gone, and what took its name tells it */
+	bool content, meta;
+	bool moved;        /* by a rename of its own (one of a directory above
+	                    * it carries it silently) */
+};
+
+struct replay {
+	struct obj *o;
+	size_t n, cap;
+	uint32_t *slot;    /* 1 + index into o; 0: empty (see find) */
+	size_t nslot, used;
+	struct tg_strset dirs; /* every directory above a name an object had */
+};
+
+/* The object named path now (live or gone), or NULL. A slot whose object
+ * has since moved is stale and skipped: slots are never removed. */
+static struct obj *find(const struct replay *r, const char *path)
 {
-	const struct tg_change_ev *x = a, *y = b;
-	int c = strcmp(x->path, y->path);
-	return c ? c : x->seq < y->seq ? -1 : x->seq > y->seq;
+	if (!r->nslot)
+		return NULL;
+	for (size_t i = tg_hash_str(path) & (r->nslot - 1);; i = (i + 1) & (r->nslot - 1)) {
+		if (!r->slot[i])
+			return NULL;
+		struct obj *o = &r->o[r->slot[i] - 1];
+		if (strcmp(o->cur, path) == 0)
+			return o;
+	}
 }
 
-/* One path from its events [a, b). */
-static int classify(const struct tg_change_ev *a, const struct tg_change_ev *b,
-                    const struct tg_change_probe *probe, struct tg_changes *out)
+static int index_add(struct replay *r, size_t idx);
+
+static int grow(struct replay *r)
 {
-	bool existed = a->what != EV_CREATED && a->what != EV_MOVED_IN;
-	bool is_dir = false;
-	int r = probe->exists(probe->ud, a->path, &is_dir);
-	if (r < 0)
-		return r;
-	bool exists = r > 0;
-	bool content = false, meta = false, moved = false;
-	for (const struct tg_change_ev *e = a; e < b; e++) {
-		content |= e->what == EV_CONTENT || e->what == EV_GONE || e->what == EV_CREATED;
-		meta |= e->what == EV_META;
-		moved |= e->what == EV_MOVED_OUT;
+	size_t nslot = r->nslot ? r->nslot * 2 : 1024;
+	uint32_t *slot = calloc(nslot, sizeof(*slot));
+	if (!slot)
+		return -ENOMEM;
+	free(r->slot);
+	r->slot = slot;
+	r->nslot = nslot;
+	r->used = 0;
+	for (size_t i = 0; i < r->n; i++) {
+		int e = index_add(r, i);
+		if (e)
+			return e;
 	}
-	if (!existed && exists && a->what == EV_MOVED_IN)
-		return tg_changes_push(out, TG_CHANGE_RENAMED, a->path, a->other);
-	if (!existed && exists) {
-		int e = tg_changes_push(out, TG_CHANGE_CREATED, a->path, NULL);
-		return e || !is_dir ? e : probe->created_subtree(probe->ud, a->path, out);
-	}
-	/* Moved away and not replaced: reported once, at its new name. */
-	if (existed && !exists)
-		return moved ? 0 : tg_changes_push(out, TG_CHANGE_DELETED, a->path, NULL);
-	if (existed && exists && (content || meta || b - a > 1 || a->what != EV_MOVED_OUT))
-		return tg_changes_push(out, content || !meta ? TG_CHANGE_MODIFIED : TG_CHANGE_METADATA,
-		                       a->path, NULL);
 	return 0;
+}
+
+/* Name r->o[idx] by its cur: it replaces the slot of the object that had
+ * that name before (a later find gets the newer one). */
+static int index_add(struct replay *r, size_t idx)
+{
+	if ((r->used + 1) * 2 > r->nslot) {
+		if (r->n > UINT32_MAX - 1)
+			return -ENOMEM;
+		return grow(r); /* indexes every object, idx included */
+	}
+	const char *path = r->o[idx].cur;
+	size_t i = tg_hash_str(path) & (r->nslot - 1);
+	for (; r->slot[i]; i = (i + 1) & (r->nslot - 1))
+		if (strcmp(r->o[r->slot[i] - 1].cur, path) == 0)
+			break;
+	/* One slot per name: the live object's, else the latest gone one. */
+	if (!r->slot[i])
+		r->used++;
+	if (!r->slot[i] || !r->o[idx].gone || r->o[r->slot[i] - 1].gone)
+		r->slot[i] = (uint32_t)idx + 1;
+	/* The directories above it: a move of one of them carries it. */
+	char *d = tg_strdup(path);
+	if (!d)
+		return -ENOMEM;
+	int e = 0;
+	for (char *sl; !e && (sl = strrchr(d, '/'));) {
+		*sl = '\0';
+		e = tg_strset_add(&r->dirs, d);
+		if (e == 0)
+			break; /* it and all above it are there already */
+		e = e < 0 ? e : 0;
+	}
+	free(d);
+	return e;
+}
+
+static struct obj *obj_new(struct replay *r, const char *path, const char *orig)
+{
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? r->cap * 2 : 256;
+		struct obj *nv = realloc(r->o, cap * sizeof(*nv));
+		if (!nv)
+			return NULL;
+		r->o = nv;
+		r->cap = cap;
+	}
+	struct obj *o = &r->o[r->n];
+	*o = (struct obj){ .cur = tg_strdup(path), .orig = orig };
+	if (!o->cur)
+		return NULL;
+	r->n++;
+	if (index_add(r, r->n - 1) < 0)
+		return NULL;
+	return &r->o[r->n - 1];
+}
+
+static void replay_free(struct replay *r)
+{
+	for (size_t i = 0; i < r->n; i++)
+		free(r->o[i].cur);
+	free(r->o);
+	free(r->slot);
+	tg_strset_clear(&r->dirs);
+}
+
+/* Whether a name first met at path was made by the run: the nearest
+ * directory above it that an object names now says (one the run made, or
+ * an original); none: it lies where the run made nothing. */
+static bool in_new_dir(const struct replay *r, const char *path)
+{
+	char buf[PATH_MAX];
+	size_t n = strlen(path);
+	if (n >= sizeof(buf))
+		return false;
+	memcpy(buf, path, n + 1);
+	for (char *sl; (sl = strrchr(buf, '/'));) {
+		*sl = '\0';
+		const struct obj *d = find(r, buf);
+		if (d && !d->gone)
+			return d->orig == NULL;
+	}
+	return false;
+}
+
+/* The live object at path, or a new one for what was there untouched so
+ * far: an original (its name is path's, which the event keeps), unless a
+ * directory the run made holds it, or that name's original left it
+ * already: then the run made it too. */
+static struct obj *at(struct replay *r, const char *path)
+{
+	struct obj *o = find(r, path);
+	if (o && !o->gone)
+		return o;
+	return obj_new(r, path, o || in_new_dir(r, path) ? NULL : path);
+}
+
+/* What lies below src is now below dst. */
+static int carry(struct replay *r, const char *src, const char *dst)
+{
+	if (!tg_strset_has(&r->dirs, src))
+		return 0;
+	size_t sl = strlen(src), dl = strlen(dst);
+	int e = 0;
+	for (size_t i = 0; !e && i < r->n; i++) {
+		char *c = r->o[i].cur;
+		if (strncmp(c, src, sl) != 0 || c[sl] != '/')
+			continue;
+		char *nc = malloc(dl + strlen(c + sl) + 1);
+		if (!nc)
+			return -ENOMEM;
+		memcpy(nc, dst, dl);
+		strcpy(nc + dl, c + sl);
+		free(c);
+		r->o[i].cur = nc;
+		e = index_add(r, i);
+	}
+	return e;
+}
+
+/* o moves to dst, and whatever lies below it with it. */
+static int move(struct replay *r, struct obj *o, const char *dst)
+{
+	size_t idx = (size_t)(o - r->o);
+	/* What had that name is replaced (or was removed): the move says it. */
+	struct obj *there = find(r, dst);
+	if (there && there != o)
+		there->gone = there->taken = true;
+	char *d = tg_strdup(dst);
+	if (!d)
+		return -ENOMEM;
+	_cleanup_free_ char *src = o->cur;
+	o->cur = d;
+	o->moved = true;
+	int e = index_add(r, idx);
+	return e ? e : carry(r, src, dst);
+}
+
+/* RENAME_EXCHANGE: the objects at a and b trade names, and what lies
+ * below each goes with it. */
+static int swap(struct replay *r, const char *a, const char *b)
+{
+	struct obj *x = at(r, a);
+	if (!x)
+		return -ENOMEM;
+	size_t xi = (size_t)(x - r->o); /* at() may move the array */
+	struct obj *y = at(r, b);
+	if (!y)
+		return -ENOMEM;
+	size_t yi = (size_t)(y - r->o);
+	char *t = r->o[xi].cur;
+	r->o[xi].cur = r->o[yi].cur;
+	r->o[yi].cur = t;
+	r->o[xi].moved = r->o[yi].moved = true;
+	int e = index_add(r, xi);
+	e = e ? e : index_add(r, yi);
+	/* Below: b's first, to a name no path has, so that a's may follow. */
+	_cleanup_free_ char *tmp = tg_asprintf("%s/\x01", b);
+	if (!e && !tmp)
+		e = -ENOMEM;
+	e = e ? e : carry(r, b, tmp);
+	e = e ? e : carry(r, a, b);
+	return e ? e : carry(r, tmp, a);
+}
+
+static int replay_one(struct replay *r, const struct tg_change_ev *e, const struct tg_change_ev *next)
+{
+	struct obj *o;
+	switch (e->what) {
+	case EV_CREATED: {
+		/* A name whose original was removed in the run and made again
+		 * (a rewrite: unlink, then create) carries the original on. */
+		struct obj *was = find(r, e->path);
+		const char *orig = was && !was->taken ? was->orig : NULL;
+		if (was) {
+			/* A live one (an O_CREAT that raced a removal) is replaced. */
+			if (orig || !was->gone)
+				was->taken = true;
+			was->gone = true;
+		}
+		if (!(o = obj_new(r, e->path, orig)))
+			return -ENOMEM;
+		o->content = orig != NULL;
+		return 0;
+	}
+	case EV_CONTENT:
+	case EV_META:
+		if (!(o = at(r, e->path)))
+			return -ENOMEM;
+		o->content |= e->what == EV_CONTENT;
+		o->meta |= e->what == EV_META;
+		return 0;
+	case EV_GONE:
+		if (!(o = at(r, e->path)))
+			return -ENOMEM;
+		o->gone = true;
+		return 0;
+	case EV_MOVED_OUT:
+		if (!e->other || !next || next->what != EV_MOVED_IN || next->seq != e->seq)
+			return 0;
+		if (e->swap)
+			return swap(r, e->path, e->other);
+		if (!(o = at(r, e->path)))
+			return -ENOMEM;
+		return move(r, o, e->other);
+	default:
+		return 0; /* EV_MOVED_IN: with its MOVED_OUT */
+	}
+}
+
+static int ev_order(const void *a, const void *b)
+{
+	const struct tg_change_ev *x = a, *y = b;
+	return x->seq != y->seq ? (x->seq < y->seq ? -1 : 1) : (x->what == EV_MOVED_IN) - (y->what == EV_MOVED_IN);
+}
+
+static int by_path(const void *a, const void *b)
+{
+	const struct tg_change *x = a, *y = b;
+	int c = strcmp(x->path, y->path);
+	return c ? c : (int)x->kind - (int)y->kind;
+}
+
+/* One line for o (a created directory's names come from the probe). */
+static int report(const struct obj *o, const struct tg_change_probe *probe, struct tg_changes *out)
+{
+	bool is_dir = false;
+	int ex = o->gone ? 0 : probe->exists(probe->ud, o->cur, &is_dir);
+	if (ex < 0)
+		return ex;
+	if (!ex)
+		return o->orig && !o->taken ? tg_changes_push(out, TG_CHANGE_DELETED, o->orig, NULL) : 0;
+	if (!o->orig) {
+		int e = tg_changes_push(out, TG_CHANGE_CREATED, o->cur, NULL);
+		if (e || !is_dir)
+			return e;
+		/* What it holds (a name with an object of its own is that
+		 * object's line: see tg_changes_classify). */
+		return probe->created_subtree(probe->ud, o->cur, out);
+	}
+	if (o->moved && strcmp(o->orig, o->cur) != 0)
+		return tg_changes_push(out, TG_CHANGE_RENAMED, o->cur, o->orig);
+	/* In place, or carried along by its directory's move. */
+	if (o->content || o->moved)
+		return tg_changes_push(out, TG_CHANGE_MODIFIED, o->cur, NULL);
+	return o->meta ? tg_changes_push(out, TG_CHANGE_METADATA, o->cur, NULL) : 0;
+}
+
+/* The events of s replayed (sorted in place by log order). */
+static int replay_run(struct tg_change_events *s, struct replay *r)
+{
+	int e = 0;
+	if (s->n)
+		qsort(s->v, s->n, sizeof(*s->v), ev_order);
+	for (size_t i = 0; !e && i < s->n; i++)
+		e = replay_one(r, &s->v[i], i + 1 < s->n ? &s->v[i + 1] : NULL);
+	return e;
+}
+
+int tg_changes_final_names(struct tg_change_events *s, int (*add)(void *ud, const char *path), void *ud)
+{
+	struct replay r = { 0 };
+	int e = replay_run(s, &r);
+	for (size_t i = 0; !e && i < r.n; i++)
+		e = add(ud, r.o[i].cur);
+	replay_free(&r);
+	return e;
 }
 
 int tg_changes_classify(struct tg_change_events *s, const struct tg_change_probe *probe,
                         struct tg_changes *out)
 {
-	if (s->n)
-		qsort(s->v, s->n, sizeof(*s->v), ev_cmp);
-	int e = 0;
-	for (size_t i = 0; !e && i < s->n;) {
-		size_t k = i;
-		while (k < s->n && !strcmp(s->v[k].path, s->v[i].path))
-			k++;
-		e = classify(&s->v[i], &s->v[k], probe, out);
-		i = k;
+	struct replay r = { 0 };
+	int e = replay_run(s, &r);
+	size_t first = out->n;
+	for (size_t i = 0; !e && i < r.n; i++)
+		e = report(&r.o[i], probe, out);
+	/* A name that moved in under a created directory is its own line, not
+	 * the walk's as well; a walk's name met twice, once. */
+	if (!e && out->n > first + 1) {
+		qsort(out->v + first, out->n - first, sizeof(*out->v), by_path);
+		size_t w = first + 1;
+		for (size_t i = first + 1; i < out->n; i++) {
+			struct tg_change *p = &out->v[w - 1], *c = &out->v[i];
+			bool there = p->kind != TG_CHANGE_DELETED && c->kind != TG_CHANGE_DELETED;
+			if (there && strcmp(p->path, c->path) == 0 &&
+			    (c->kind == TG_CHANGE_CREATED || p->kind == TG_CHANGE_CREATED)) {
+				struct tg_change *drop = c->kind == TG_CHANGE_CREATED ? c : p;
+				out->count[drop->kind]--;
+				free(drop->path);
+				free(drop->from);
+				if (drop == p)
+					*p = *c;
+				continue;
+			}
+			out->v[w++] = *c;
+		}
+		out->n = w;
 	}
+	replay_free(&r);
 	return e;
 }

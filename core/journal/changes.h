@@ -2,10 +2,11 @@
  *
  * One rule for the live summary (txn.c: the report, the commit's counts)
  * and for `txguard show` of a committed run (history.c), so the two always
- * agree. Each path's events are taken in log order; a path is classified
- * from whether it existed before (its first event is not a creation or a
- * move in), whether it exists at the end (the caller says: the tree now, or
- * the run's post-state), and what happened to it in between.
+ * agree. The records are replayed in log order on objects (changes.c):
+ * each has the name it had before the run (or none: the run made it) and
+ * the name it has at the end, where a directory's move carries what lies
+ * below it; whether it is still there the caller says (the tree now, or
+ * the run's post-state, which lists every such name: post.c).
  */
 #pragma once
 
@@ -65,6 +66,12 @@ struct tg_change_probe {
 	int (*created_subtree)(void *ud, const char *rel, struct tg_changes *out);
 	void *ud;
 };
+
+/* Every name the run's objects have at the end, the replay's that
+ * tg_changes_classify makes (s sorted in place): a file made in b/ before
+ * `mv b c` is c/f, a name no record has. add is called once per object,
+ * a name maybe more than once. 0 or -errno. */
+int tg_changes_final_names(struct tg_change_events *s, int (*add)(void *ud, const char *path), void *ud);
 
 /* Classify every path of s (sorted in place) into out. 0 or -errno. */
 int tg_changes_classify(struct tg_change_events *s, const struct tg_change_probe *probe,

@@ -750,6 +750,63 @@ EOF
 	assert_eq "undo" 0 "$(code h undo last)"
 	as_before "undo did not restore"
 	;;
+report_moves)
+	# The report's "changes" follow each object through the run: a name
+	# is where the object ends, as it was before the run, once. Records
+	# name paths as they were when each call ran; what a later move of a
+	# directory carried, a move and then a removal, a chain of moves, a
+	# name made and moved, a name reused after a removal, and moves into a
+	# created directory must still come out right (core/journal/changes.c).
+	command -v python3 >/dev/null || skip "needs python3"
+	summary() {
+		python3 -c 'import json, sys
+c = json.load(open(sys.argv[1]))["changes"]
+out = []
+for k, l in (("created", "c"), ("modified", "m"), ("deleted", "d"), ("metadata", "a")):
+    out += [l + ":" + p for p in c[k]]
+out += ["r:" + r["from"] + ">" + r["to"] for r in c["renamed"]]
+n = sum(c["counts"].values())
+print(" ".join(sorted(out)) if n == len(out) == c["total"] else "counts disagree: %s" % c)' "$1"
+	}
+	check() { # NAME SETUP COMMAND WANT
+		rm -rf "$ws" "$st"
+		mkdir -p "$ws"
+		(cd "$ws" && sh -c "$2")
+		"$TG_TREEHASH" "$ws" >"$TG_TMP/before"
+		assert_eq "$1: committed" 0 "$(code tg --report "$TG_TMP/r.json" -- sh -c "$3")"
+		assert_eq "$1" "$4" "$(summary "$TG_TMP/r.json")"
+		assert_eq "$1: undo" 0 "$(code h undo last)"
+		as_before "$1: undo did not restore"
+	}
+	check "made in a directory, then the directory moved" 'mkdir b' 'echo > b/f; mv b c' \
+		"c:c/f r:b>c"
+	check "changed, then its directory moved" 'mkdir b; echo 1 > b/x' 'echo 2 > b/x; mv b c' \
+		"m:c/x r:b>c"
+	check "chmod, then its directory moved" 'mkdir b; echo 1 > b/x' 'chmod 600 b/x; mv b c' \
+		"a:c/x r:b>c"
+	check "moved, then removed" 'echo > x' 'mv x y; rm y' "d:x"
+	check "moved twice" 'echo > x' 'mv x y; mv y z' "r:x>z"
+	check "made, then moved" '' 'echo > y; mv y z' "c:z"
+	check "a made directory moved" 'mkdir d' 'mkdir d/e; echo > d/e/f; mv d/e d/g' "c:d/g c:d/g/f"
+	check "a name made, removed, then moved onto" 'mkdir q' 'mkdir s; rmdir s; mv -T q s; echo > s/f' \
+		"c:s/f r:q>s"
+	check "moved into a made directory" 'echo > x' 'mkdir d; mv x d/x' "c:d r:x>d/x"
+	check "moves inside a made directory" '' 'mkdir d; echo > d/a; mv d/a d/b; echo > d/a' \
+		"c:d c:d/a c:d/b"
+	check "moved over another" 'echo a > x; echo b > y' 'mv y x' "r:y>x"
+	check "removed and made again" 'echo a > x' 'rm x; echo b > x' "m:x"
+	check "moved away and back" 'echo > x' 'mv x y; mv y x' "m:x"
+	check "moved with its directory, then on" 'mkdir b; echo > b/x' 'mv b/x b/y; mv b c' \
+		"r:b/x>c/y r:b>c"
+	# RENAME_EXCHANGE (3.15; tmpfs, ext4, xfs, btrfs): two objects trade
+	# names, each with what it holds.
+	swap='import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+if libc.renameat2(-100, b"a", -100, b"b", 2) != 0:
+    sys.exit("renameat2: " + os.strerror(ctypes.get_errno()))'
+	check "exchanged" 'mkdir a b; echo > a/x; echo > b/y' "echo 1 >> a/x; python3 -c '$swap'" \
+		"m:b/x r:a>b r:b>a"
+	;;
 *)
 	fail "unknown case $case_"
 	;;
