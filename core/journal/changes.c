@@ -447,7 +447,10 @@ static int report(const struct obj *o, const struct tg_change_probe *probe, stru
 static int replay_run(struct tg_change_events *s, struct replay *r)
 {
 	int e = 0;
-	if (s->n)
+	size_t k = 1;
+	while (k < s->n && ev_order(&s->v[k - 1], &s->v[k]) <= 0)
+		k++;
+	if (k < s->n) /* they come in log order: sorted only if not */
 		qsort(s->v, s->n, sizeof(*s->v), ev_order);
 	for (size_t i = 0; !e && i < s->n; i++)
 		e = replay_one(r, &s->v[i], i + 1 < s->n ? &s->v[i + 1] : NULL);

@@ -241,8 +241,7 @@ struct collect {
 	struct tg_strset s;
 	int wsfd;
 	struct tg_fs_dircache dc; /* the records' parents: a run creates dir by dir */
-	struct tg_change_events ev; /* for the names moves gave (below) */
-	bool moves;
+	bool moves;               /* a RENAMED record: see write_post */
 };
 
 /* Everything under a directory the run created: undo removes it all, so a
@@ -255,8 +254,6 @@ static int add_subtree_path(void *ud, const char *path)
 static int collect_paths(void *ud, const struct tg_jrec *r)
 {
 	struct collect *c = ud;
-	if (tg_change_events_add(&c->ev, r) < 0)
-		return -ENOMEM;
 	c->moves |= r->kind == TG_JREC_RENAMED;
 	if (r->kind == TG_JREC_BORN)
 		return 0;
@@ -316,9 +313,12 @@ int tg_journal_write_post(struct tg_journal *j)
 	/* A name no record has, which the summary reports all the same: a
 	 * file made in b/ before `mv b c` is c/f (changes.h). show asks the
 	 * post-state whether it was there, and undo whether it changed since. */
-	if (!e && c.moves)
-		e = tg_changes_final_names(&c.ev, add_subtree_path, &c.s);
-	tg_change_events_clear(&c.ev);
+	if (!e && c.moves) {
+		struct tg_change_events ev = { 0 };
+		e = tg_journal_foreach(j, tg_change_events_add, &ev);
+		e = e ? e : tg_changes_final_names(&ev, add_subtree_path, &c.s);
+		tg_change_events_clear(&ev);
+	}
 	tg_fs_dircache_clear(&c.dc);
 	size_t n = c.s.n;
 	_cleanup_free_ const char **v = e ? NULL : tg_strset_keys(&c.s);
