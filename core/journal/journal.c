@@ -6,8 +6,10 @@
 #include "journal.h"
 
 #include <dirent.h>
+#include <endian.h>
 #include <fcntl.h>
 #include <linux/fs.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/ioctl.h>
@@ -26,21 +28,43 @@
 
 /* ---- CRC32 (IEEE), table built once ---- */
 
+/* CRC-32 as zlib's crc32() computes it, eight bytes a step (slicing-by-8:
+ * crc_table[k][b] is the CRC of byte b followed by k zero bytes). Every
+ * pass over the journal checks every record: a commit after 30,000
+ * removals spent 5% of its tracer's time here a byte at a time. */
+static uint32_t crc_table[8][256];
+static pthread_once_t crc_once = PTHREAD_ONCE_INIT;
+
+static void crc_init(void)
+{
+	for (uint32_t i = 0; i < 256; i++) {
+		uint32_t c = i;
+		for (int k = 0; k < 8; k++)
+			c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
+		crc_table[0][i] = c;
+	}
+	for (int t = 1; t < 8; t++)
+		for (uint32_t i = 0; i < 256; i++)
+			crc_table[t][i] = (crc_table[t - 1][i] >> 8) ^ crc_table[0][crc_table[t - 1][i] & 0xff];
+}
+
 uint32_t tg_crc32(uint32_t crc, const void *buf, size_t len)
 {
-	static uint32_t table[256];
-	if (!table[1]) {
-		for (uint32_t i = 0; i < 256; i++) {
-			uint32_t c = i;
-			for (int k = 0; k < 8; k++)
-				c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
-			table[i] = c;
-		}
-	}
+	(void)pthread_once(&crc_once, crc_init);
 	const unsigned char *p = buf;
 	crc = ~crc;
-	for (size_t i = 0; i < len; i++)
-		crc = table[(crc ^ p[i]) & 0xff] ^ (crc >> 8);
+	for (; len >= 8; len -= 8, p += 8) {
+		uint32_t lo, hi;
+		memcpy(&lo, p, 4);
+		memcpy(&hi, p + 4, 4);
+		lo = le32toh(lo) ^ crc;
+		hi = le32toh(hi);
+		crc = crc_table[7][lo & 0xff] ^ crc_table[6][(lo >> 8) & 0xff] ^ crc_table[5][(lo >> 16) & 0xff] ^
+		      crc_table[4][lo >> 24] ^ crc_table[3][hi & 0xff] ^ crc_table[2][(hi >> 8) & 0xff] ^
+		      crc_table[1][(hi >> 16) & 0xff] ^ crc_table[0][hi >> 24];
+	}
+	for (; len; len--, p++)
+		crc = crc_table[0][(crc ^ *p) & 0xff] ^ (crc >> 8);
 	return ~crc;
 }
 

@@ -133,6 +133,37 @@ static void rollback(void)
 
 /* ---- records ---- */
 
+/* The records' CRC is zlib's crc32(): the standard check value, and a
+ * byte-at-a-time reference over every length and alignment of random
+ * bytes, whole and in pieces (the journal CRCs each record's payload). */
+static uint32_t crc_bytewise(uint32_t crc, const unsigned char *p, size_t n)
+{
+	crc = ~crc;
+	while (n--) {
+		crc ^= *p++;
+		for (int k = 0; k < 8; k++)
+			crc = crc & 1 ? 0xedb88320u ^ (crc >> 1) : crc >> 1;
+	}
+	return ~crc;
+}
+
+Test(journal, crc32_is_zlibs)
+{
+	cr_assert_eq(tg_crc32(0, "123456789", 9), 0xcbf43926u);
+	cr_assert_eq(tg_crc32(0, "", 0), 0);
+	unsigned char buf[300];
+	unsigned seed = 1;
+	for (size_t i = 0; i < sizeof(buf); i++)
+		buf[i] = (unsigned char)(rand_r(&seed) >> 7);
+	for (size_t off = 0; off < 8; off++)
+		for (size_t n = 0; off + n <= sizeof(buf); n++) {
+			uint32_t want = crc_bytewise(0, buf + off, n);
+			cr_assert_eq(tg_crc32(0, buf + off, n), want, "offset %zu length %zu", off, n);
+			size_t half = n / 3;
+			cr_assert_eq(tg_crc32(tg_crc32(0, buf + off, half), buf + off + half, n - half), want);
+		}
+}
+
 Test(journal, record_roundtrip_and_torn_tail)
 {
 	struct tg_jrec r = { .kind = TG_JREC_RENAMED, .flags = TG_JREC_F_EXCHANGE, .seq = 7,
