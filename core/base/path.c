@@ -795,7 +795,7 @@ static int walk_path(struct walk *w, struct sbuf *res, const char *path, bool fo
 	return *out ? 0 : -ENOMEM;
 }
 
-/* The directory a relative path starts from, in the tracee's view. */
+/* The cwd the tracer vouches for this stop (tg_path_vouch_cwd). */
 static __thread struct {
 	pid_t pid;
 	const char *known; /* the tracer's */
@@ -815,6 +815,7 @@ char *tg_path_take_cwd(void)
 	return steal_pointer(&cwd_hint.read);
 }
 
+/* The directory a relative path starts from, in the tracee's view. */
 static int walk_base(struct walk *w, int dirfd, char **base)
 {
 	char what[48];

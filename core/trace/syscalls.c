@@ -118,12 +118,10 @@ static const struct tg_syscall table[] = {
 	/* Namespace mutations. */
 	MUT(SYS_unlink, "unlink", TG_OP_UNLINK, A(P)),
 	MUT(SYS_unlinkat, "unlinkat", TG_OP_UNLINK, A(D, P, AT)),
-	/* A directory's rename or removal may change the name of a cwd
-	 * (unlinkat with AT_REMOVEDIR too: tracer.c, cwd_mover). */
-	MUT(SYS_rmdir, "rmdir", TG_OP_RMDIR, A(P), .cwd = true),
-	MUT(SYS_rename, "rename", TG_OP_RENAME, A(P, P2), .cwd = true),
-	MUT(SYS_renameat, "renameat", TG_OP_RENAME, A(D, P, D2, P2), .cwd = true),
-	MUT(SYS_renameat2, "renameat2", TG_OP_RENAME, A(D, P, D2, P2, TG_A_RENFLAGS), .cwd = true),
+	MUT(SYS_rmdir, "rmdir", TG_OP_RMDIR, A(P)),
+	MUT(SYS_rename, "rename", TG_OP_RENAME, A(P, P2)),
+	MUT(SYS_renameat, "renameat", TG_OP_RENAME, A(D, P, D2, P2)),
+	MUT(SYS_renameat2, "renameat2", TG_OP_RENAME, A(D, P, D2, P2, TG_A_RENFLAGS)),
 	MUT(SYS_link, "link", TG_OP_LINK, A(P, P2)),
 	MUT(SYS_linkat, "linkat", TG_OP_LINK, A(D, P, D2, P2, AT), .follow = TG_FOLLOW_AT_LINK),
 	MUT(SYS_symlink, "symlink", TG_OP_SYMLINK, A(TG_A_TARGET, P)),
@@ -220,8 +218,8 @@ static const struct tg_syscall table[] = {
 
 	/* Trapped only so that the tracer knows a cwd moved (tracer.c, "cwd
 	 * epochs"): let through at once, no policy asked. */
-	TRAP(SYS_chdir, "chdir", TG_OP_SYSCALL, A(N), .cwd = true),
-	TRAP(SYS_fchdir, "fchdir", TG_OP_SYSCALL, A(N), .cwd = true),
+	TRAP(SYS_chdir, "chdir", TG_OP_SYSCALL, A(N)),
+	TRAP(SYS_fchdir, "fchdir", TG_OP_SYSCALL, A(N)),
 
 	/* Fixed errno, decided in BPF without a stop. */
 	DENY(SYS_io_uring_setup, "io_uring_setup", EPERM),

@@ -107,8 +107,6 @@ struct tg_syscall {
 	uint8_t procarg;                  /* enum tg_procarg for TG_A_PID */
 	bool roots;                       /* may change the caller's root or mount
 	                                   * namespace (tracer.c, "root epochs") */
-	bool cwd;                         /* may move a cwd, or rename or remove one
-	                                   * (tracer.c, "cwd epochs") */
 };
 
 /* The whole table and its length. */

@@ -580,10 +580,12 @@ static void root_call_end(struct tracer *t, struct task *k)
  * again otherwise. Processes outside the tree that rename directories
  * are out of scope, as for every resolution (DESIGN.md). */
 
-static bool cwd_mover(long nr, const uint64_t args[6])
+/* Besides chdir and fchdir (on_seccomp): as the decode classed the call,
+ * so unlinkat with AT_REMOVEDIR is a removal of a directory. */
+static bool cwd_mover(const struct tg_op *op)
 {
-	const struct tg_syscall *sc = tg_syscall_by_nr(nr);
-	return (sc && (sc->cwd || sc->roots)) || (nr == SYS_unlinkat && (args[2] & AT_REMOVEDIR));
+	return op->kind == TG_OP_RMDIR || op->kind == TG_OP_RENAME ||
+	       (op->kind == TG_OP_SYSCALL && root_changer(op->nr));
 }
 
 static void cwd_call_begin(struct tracer *t, struct task *k)
@@ -967,16 +969,16 @@ static void on_seccomp(struct tracer *t, pid_t pid, int status)
 		pin_tick(t, pid);
 	_cleanup_free_ char *raw = NULL;
 	/* For this stop only: the hooks run while the tracee waits. The cwd
-	 * as it is before the call: a call that may move it starts an epoch
-	 * once that is settled. */
+	 * as it is before the call; a call that may move it starts an epoch
+	 * once its names are decoded (none is learnt from this stop then). */
 	bool root_ours = root_vouched(t, k, pid);
 	tg_path_vouch_root(root_ours ? pid : 0);
 	const char *cwd = root_ours ? cwd_known(t, k) : NULL;
 	tg_path_vouch_cwd(root_ours ? pid : 0, cwd);
-	if (cwd_mover((long)info.seccomp.nr, info.seccomp.args))
-		cwd_call_begin(t, k);
 	tg_path_keep_parent(true);
 	int r = tg_decode_full(pid, (long)info.seccomp.nr, info.seccomp.args, &op, &raw);
+	if (cwd_mover(&op))
+		cwd_call_begin(t, k);
 	op.alone = t->ntasks == 1;
 	if (r == 0 && op.kind == TG_OP_PROCESS)
 		r = find_victims(t, &op);
