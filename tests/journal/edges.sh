@@ -804,8 +804,13 @@ print(" ".join(sorted(out)) if n == len(out) == c["total"] else "counts disagree
 libc = ctypes.CDLL(None, use_errno=True)
 if libc.renameat2(-100, b"a", -100, b"b", 2) != 0:
     sys.exit("renameat2: " + os.strerror(ctypes.get_errno()))'
-	check "exchanged" 'mkdir a b; echo > a/x; echo > b/y' "echo 1 >> a/x; python3 -c '$swap'" \
-		"m:b/x r:a>b r:b>a"
+	mkdir -p "$TG_TMP/xprobe/a" "$TG_TMP/xprobe/b"
+	if (cd "$TG_TMP/xprobe" && python3 -c "$swap") 2>"$TG_TMP/xprobe.err"; then
+		check "exchanged" 'mkdir a b; echo > a/x; echo > b/y' "echo 1 >> a/x; python3 -c '$swap'" \
+			"m:b/x r:a>b r:b>a"
+	else
+		echo "SKIP (this kernel) the exchange: $(cat "$TG_TMP/xprobe.err")" >&2
+	fi
 	;;
 *)
 	fail "unknown case $case_"
