@@ -101,6 +101,16 @@ check_tree_gone() {
 			sleep 0.01
 		done
 	done
+	# txguard's own child, forked but not yet exec'd (a kill during the
+	# start), holds the state dir's lock until it is gone: it printed no
+	# pid, and recover would find the workspace busy (seen once under ASan).
+	# flock(1) asks the lock itself, as recover does.
+	[ -e "$st/lock" ] && command -v flock >/dev/null || return 0
+	n=0
+	while [ $n -lt 100 ] && ! flock -n "$st/lock" true; do
+		n=$((n + 1))
+		sleep 0.05
+	done
 }
 
 # finish_round HOW: bring the workspace back (recover, or the next run) and
