@@ -319,10 +319,19 @@ static int carry(struct replay *r, const char *src, const char *dst)
 static int move(struct replay *r, struct obj *o, const char *dst)
 {
 	size_t idx = (size_t)(o - r->o);
-	/* What had that name is replaced (or was removed): the move says it. */
+	/* What had that name is replaced (or was removed): the move says it.
+	 * A name the run made, moved onto an original (the way sed -i, git
+	 * and editors save: write a new file, rename it over the old), is
+	 * that original rewritten, as a removal and a creation of the name
+	 * is (replay_one, EV_CREATED): it carries the original on. */
 	struct obj *there = find(r, dst);
-	if (there && there != o)
+	if (there && there != o) {
+		if (!o->orig && there->orig && !there->taken) {
+			o->orig = there->orig;
+			o->content = true;
+		}
 		there->gone = there->taken = true;
+	}
 	char *d = tg_strdup(dst);
 	if (!d)
 		return -ENOMEM;

@@ -794,6 +794,12 @@ print(" ".join(sorted(out)) if n == len(out) == c["total"] else "counts disagree
 	check "moves inside a made directory" '' 'mkdir d; echo > d/a; mv d/a d/b; echo > d/a' \
 		"c:d c:d/a c:d/b"
 	check "moved over another" 'echo a > x; echo b > y' 'mv y x' "r:y>x"
+	# The atomic save: a new file renamed over the old one rewrites it.
+	check "made, then moved over an original" 'echo a > x' 'echo b > t; mv t x' "m:x"
+	check "sed -i" 'mkdir d; echo old > d/x' 'sed -i s/old/new/ d/x' "m:d/x"
+	check "made elsewhere, moved over an original" 'mkdir d; echo a > x' 'echo b > d/t; mv d/t x' "m:x"
+	check "removed, then a made name moved there" 'echo a > x' 'rm x; echo b > t; mv t x' "m:x"
+	check "a rewritten original moved on" 'echo a > x' 'echo b > t; mv t x; mv x y' "r:x>y"
 	check "removed and made again" 'echo a > x' 'rm x; echo b > x' "m:x"
 	check "moved away and back" 'echo > x' 'mv x y; mv y x' "m:x"
 	check "moved with its directory, then on" 'mkdir b; echo > b/x' 'mv b/x b/y; mv b c' \
