@@ -18,6 +18,7 @@ struct tg_change_ev {
 	uint64_t seq;
 	int what;        /* EV_* */
 	bool swap;       /* a rename with RENAME_EXCHANGE */
+	bool dir;        /* EV_GONE of a directory (an rmdir, which may fail) */
 };
 
 void tg_changes_clear(struct tg_changes *c)
@@ -106,8 +107,15 @@ int tg_change_events_add(void *events, const struct tg_jrec *r)
 		/* A parent's times saved along with an entry's change are not
 		 * a change of their own. */
 		return r->flags & TG_JREC_F_IMPLICIT ? 0 : ev_push(s, r->path, r->seq, EV_META, NULL);
+	case TG_JREC_RMDIR: {
+		/* Journaled before the call, which fails on a directory that is
+		 * not empty (git's cleanup of empty parents tries .git). */
+		int e = ev_push(s, r->path, r->seq, EV_GONE, NULL);
+		if (!e)
+			s->v[s->n - 1].dir = true;
+		return e;
+	}
 	case TG_JREC_STASHED:
-	case TG_JREC_RMDIR:
 	case TG_JREC_SAVED: return ev_push(s, r->path, r->seq, EV_GONE, NULL);
 	case TG_JREC_RENAMED: {
 		int e = ev_push(s, r->path, r->seq, EV_MOVED_OUT, r->path2);
@@ -146,12 +154,18 @@ void tg_change_events_clear(struct tg_change_events *s)
 
 struct obj {
 	char *cur;         /* its name now (owned) */
-	const char *orig;  /* its name before the run (an event's), NULL: made by the run */
+	const char *orig;  /* its name before the run (an event's, or orig_own),
+	                    * NULL: made by the run */
+	char *orig_own;    /* a name before the run that no event has: one
+	                    * first met below a directory that had moved */
 	bool gone;         /* removed, or replaced by a move */
 	bool taken;        /* gone, and what took its name tells it */
 	bool content, meta;
 	bool moved;        /* by a rename of its own (one of a directory above
 	                    * it carries it silently) */
+	bool rmdir;        /* gone by an rmdir, which may have failed */
+	bool remade;       /* made by the run at an original's name, which it
+	                    * carries on: what it holds has no records */
 };
 
 struct replay {
@@ -254,42 +268,70 @@ static struct obj *obj_new(struct replay *r, const char *path, const char *orig)
 
 static void replay_free(struct replay *r)
 {
-	for (size_t i = 0; i < r->n; i++)
+	for (size_t i = 0; i < r->n; i++) {
 		free(r->o[i].cur);
+		free(r->o[i].orig_own);
+	}
 	free(r->o);
 	free(r->slot);
 	tg_strset_clear(&r->dirs);
 }
 
-/* Whether a name first met at path was made by the run: the nearest
- * directory above it that an object names now says (one the run made, or
- * an original); none: it lies where the run made nothing. */
-static bool in_new_dir(const struct replay *r, const char *path)
+/* The nearest directory above path that a live object names now, or NULL:
+ * it lies where the run made and moved nothing. */
+static const struct obj *above(const struct replay *r, const char *path)
 {
 	char buf[PATH_MAX];
 	size_t n = strlen(path);
 	if (n >= sizeof(buf))
-		return false;
+		return NULL;
 	memcpy(buf, path, n + 1);
 	for (char *sl; (sl = strrchr(buf, '/'));) {
 		*sl = '\0';
 		const struct obj *d = find(r, buf);
 		if (d && !d->gone)
-			return d->orig == NULL;
+			return d;
 	}
-	return false;
+	return NULL;
+}
+
+/* Whether that directory is new: the run made it, or made it again. What
+ * it holds is the run's, and has no records of its own. */
+static bool is_new(const struct obj *d)
+{
+	return d && (!d->orig || d->remade);
 }
 
 /* The live object at path, or a new one for what was there untouched so
- * far: an original (its name is path's, which the event keeps), unless a
- * directory the run made holds it, or that name's original left it
- * already: then the run made it too. */
+ * far: an original, unless a directory the run made holds it, or that
+ * name's original left it already: then the run made it too. An
+ * original's name before the run is path's, or, below a directory that
+ * moved, the name below where that directory was. */
 static struct obj *at(struct replay *r, const char *path)
 {
 	struct obj *o = find(r, path);
 	if (o && !o->gone)
 		return o;
-	return obj_new(r, path, o || in_new_dir(r, path) ? NULL : path);
+	const struct obj *d = above(r, path);
+	/* A later call on a directory an rmdir removed, with no creation of
+	 * that name between: the rmdir failed (a name made again has a
+	 * record, unless its parent is new: then this one has none). */
+	if (o && o->rmdir && !o->taken && !is_new(d)) {
+		o->gone = o->rmdir = false;
+		return o;
+	}
+	if (o || is_new(d))
+		return obj_new(r, path, NULL);
+	if (!d || strcmp(d->orig, d->cur) == 0)
+		return obj_new(r, path, path);
+	size_t cl = strlen(d->cur);
+	char *was = tg_asprintf("%s%s", d->orig, path + cl);
+	if (!was || !(o = obj_new(r, path, was))) {
+		free(was);
+		return NULL;
+	}
+	o->orig_own = was;
+	return o;
 }
 
 /* What lies below src is now below dst. */
@@ -328,7 +370,7 @@ static int move(struct replay *r, struct obj *o, const char *dst)
 	if (there && there != o) {
 		if (!o->orig && there->orig && !there->taken) {
 			o->orig = there->orig;
-			o->content = true;
+			o->content = o->remade = true;
 		}
 		there->gone = there->taken = true;
 	}
@@ -386,7 +428,7 @@ static int replay_one(struct replay *r, const struct tg_change_ev *e, const stru
 		}
 		if (!(o = obj_new(r, e->path, orig)))
 			return -ENOMEM;
-		o->content = orig != NULL;
+		o->content = o->remade = orig != NULL;
 		return 0;
 	}
 	case EV_CONTENT:
@@ -400,6 +442,7 @@ static int replay_one(struct replay *r, const struct tg_change_ev *e, const stru
 		if (!(o = at(r, e->path)))
 			return -ENOMEM;
 		o->gone = true;
+		o->rmdir = e->dir;
 		return 0;
 	case EV_MOVED_OUT:
 		if (!e->other || !next || next->what != EV_MOVED_IN || next->seq != e->seq)
@@ -428,28 +471,37 @@ static int by_path(const void *a, const void *b)
 }
 
 /* One line for o (a created directory's names come from the probe). */
-static int report(const struct obj *o, const struct tg_change_probe *probe, struct tg_changes *out)
+static int report(const struct replay *r, const struct obj *o, const struct tg_change_probe *probe,
+                  struct tg_changes *out)
 {
 	bool is_dir = false;
-	int ex = o->gone ? 0 : probe->exists(probe->ud, o->cur, &is_dir);
+	/* An rmdir last, which nothing named again: still there, it failed. */
+	bool failed_rmdir = o->gone && o->rmdir && o->orig && !o->taken && find(r, o->cur) == o &&
+	                    !is_new(above(r, o->cur));
+	int ex = o->gone && !failed_rmdir ? 0 : probe->exists(probe->ud, o->cur, &is_dir);
 	if (ex < 0)
 		return ex;
+	if (ex && failed_rmdir && !is_dir)
+		ex = 0; /* a file at its name: whose, no record tells; as before */
 	if (!ex)
 		return o->orig && !o->taken ? tg_changes_push(out, TG_CHANGE_DELETED, o->orig, NULL) : 0;
+	/* What a directory the run made holds (a name with an object of its
+	 * own is that object's line; one that was there before the run and
+	 * is again is modified: see tg_changes_classify). */
+	bool subtree = is_dir && (!o->orig || o->remade);
 	if (!o->orig) {
 		int e = tg_changes_push(out, TG_CHANGE_CREATED, o->cur, NULL);
-		if (e || !is_dir)
-			return e;
-		/* What it holds (a name with an object of its own is that
-		 * object's line: see tg_changes_classify). */
-		return probe->created_subtree(probe->ud, o->cur, out);
+		return e || !subtree ? e : probe->created_subtree(probe->ud, o->cur, out);
 	}
+	int e = 0;
 	if (o->moved && strcmp(o->orig, o->cur) != 0)
-		return tg_changes_push(out, TG_CHANGE_RENAMED, o->cur, o->orig);
+		e = tg_changes_push(out, TG_CHANGE_RENAMED, o->cur, o->orig);
 	/* In place, or carried along by its directory's move. */
-	if (o->content || o->moved)
-		return tg_changes_push(out, TG_CHANGE_MODIFIED, o->cur, NULL);
-	return o->meta ? tg_changes_push(out, TG_CHANGE_METADATA, o->cur, NULL) : 0;
+	else if (o->content || o->moved)
+		e = tg_changes_push(out, TG_CHANGE_MODIFIED, o->cur, NULL);
+	else if (o->meta)
+		e = tg_changes_push(out, TG_CHANGE_METADATA, o->cur, NULL);
+	return e || !subtree ? e : probe->created_subtree(probe->ud, o->cur, out);
 }
 
 /* The events of s replayed (sorted in place by log order). */
@@ -483,14 +535,25 @@ int tg_changes_classify(struct tg_change_events *s, const struct tg_change_probe
 	int e = replay_run(s, &r);
 	size_t first = out->n;
 	for (size_t i = 0; !e && i < r.n; i++)
-		e = report(&r.o[i], probe, out);
+		e = report(&r, &r.o[i], probe, out);
 	/* A name that moved in under a created directory is its own line, not
-	 * the walk's as well; a walk's name met twice, once. */
+	 * the walk's as well; a walk's name met twice, once. A name the walk
+	 * of a directory made again finds where an original was removed is
+	 * that original modified (rm -r d; mkdir d; echo > d/f). */
 	if (!e && out->n > first + 1) {
 		qsort(out->v + first, out->n - first, sizeof(*out->v), by_path);
 		size_t w = first + 1;
 		for (size_t i = first + 1; i < out->n; i++) {
 			struct tg_change *p = &out->v[w - 1], *c = &out->v[i];
+			if (p->kind == TG_CHANGE_CREATED && c->kind == TG_CHANGE_DELETED && strcmp(p->path, c->path) == 0) {
+				out->count[TG_CHANGE_CREATED]--;
+				out->count[TG_CHANGE_DELETED]--;
+				out->count[TG_CHANGE_MODIFIED]++;
+				p->kind = TG_CHANGE_MODIFIED;
+				free(c->path);
+				free(c->from);
+				continue;
+			}
 			bool there = p->kind != TG_CHANGE_DELETED && c->kind != TG_CHANGE_DELETED;
 			if (there && strcmp(p->path, c->path) == 0 &&
 			    (c->kind == TG_CHANGE_CREATED || p->kind == TG_CHANGE_CREATED)) {

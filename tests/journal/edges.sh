@@ -800,6 +800,29 @@ print(" ".join(sorted(out)) if n == len(out) == c["total"] else "counts disagree
 	check "made elsewhere, moved over an original" 'mkdir d; echo a > x' 'echo b > d/t; mv d/t x' "m:x"
 	check "removed, then a made name moved there" 'echo a > x' 'rm x; echo b > t; mv t x' "m:x"
 	check "a rewritten original moved on" 'echo a > x' 'echo b > t; mv t x; mv x y' "r:x>y"
+	# A directory removed and made again: what it holds now has no
+	# records (its parent is the run's); the walk finds it.
+	check "a directory made again" 'mkdir d; echo q > d/q' 'rm -r d; mkdir d; echo q > d/q' "m:d m:d/q"
+	check "a directory made again, other names" 'mkdir d; echo 1 > d/a; echo 2 > d/b' \
+		'rm -r d; mkdir d; echo 3 > d/b; echo 4 > d/c' "c:d/c d:d/a m:d m:d/b"
+	check "a directory made again, deeper" 'mkdir -p d/e; echo 1 > d/e/f' 'rm -r d; mkdir -p d/e; echo 2 > d/e/f' \
+		"m:d m:d/e m:d/e/f"
+	check "a directory moved away, made anew, the old removed" 'mkdir -p d/e; echo 1 > d/e/f' \
+		'mv d x; mkdir -p d/e; echo 2 > d/e/f; rm -r x' "m:d m:d/e m:d/e/f"
+	check "a file first met below a moved directory" 'mkdir -p d/e; echo 1 > d/e/f' 'mv d x; rm x/e/f' \
+		"d:d/e/f r:d>x"
+	check "an emptied directory replaced by a made one" 'mkdir -p d/e' 'mkdir -p n/e; rmdir d/e d; mv n d' \
+		"m:d m:d/e"
+	check "an emptied directory replaced by a made one, then moved" 'mkdir -p d/e' \
+		'mkdir -p n/e; rmdir d/e d; mv n d; mv d/e d/g' "c:d/g d:d/e m:d"
+	check "a made directory moved over an emptied one" 'mkdir d' 'mkdir t; echo > t/f; rmdir d; mv -T t d' \
+		"c:d/f m:d"
+	# rmdir is journaled before the call, which fails when the
+	# directory is not empty (git's cleanup tries .git).
+	check "a failed rmdir" 'mkdir d; echo 1 > d/f' 'rmdir d 2>/dev/null; echo 2 > d/f' "m:d/f"
+	check "a failed rmdir, then a move" 'mkdir d; echo 1 > d/f' 'rmdir d 2>/dev/null; mv d e' "r:d>e"
+	check "a failed rmdir, then a real one" 'mkdir d; echo 1 > d/f' 'rmdir d 2>/dev/null; rm d/f; rmdir d' \
+		"d:d d:d/f"
 	check "removed and made again" 'echo a > x' 'rm x; echo b > x' "m:x"
 	check "moved away and back" 'echo > x' 'mv x y; mv y x' "m:x"
 	check "moved with its directory, then on" 'mkdir b; echo > b/x' 'mv b/x b/y; mv b c' \
