@@ -75,6 +75,7 @@ struct tg_txn {
 	uint64_t max_runs, max_bytes;
 	struct tg_idset content; /* content (and metadata) already saved */
 	struct tg_idset meta;    /* metadata already saved */
+	struct tg_idset meta_said; /* ... in a record of its own, not as a parent's */
 	struct tg_idset born;    /* created by this transaction: nothing to save */
 	struct tg_strset vacated; /* names a restore must be able to put back, as
 	                          * "dev:ino/leaf" of their directory: the
@@ -409,6 +410,7 @@ void tg_txn_free(struct tg_txn *t)
 		close(t->lockfd);
 	tg_idset_clear(&t->content);
 	tg_idset_clear(&t->meta);
+	tg_idset_clear(&t->meta_said);
 	tg_idset_clear(&t->born);
 	tg_idset_clear(&t->pinned);
 	tg_idset_clear(&t->removed);
@@ -881,10 +883,18 @@ int tg_txn_after(struct tg_txn *t, pid_t tid, long rval)
 
 static int save_meta(struct tg_txn *t, const char *rel, const struct stat *st, bool implicit)
 {
-	if (idset_has(&t->born, st) || idset_has(&t->meta, st) || idset_has(&t->content, st))
+	if (idset_has(&t->born, st) || idset_has(&t->content, st))
+		return 0;
+	/* A change of its own to a directory whose metadata was saved as a
+	 * parent's (mkdir d/x; chmod 600 d) is a change to report: one more
+	 * record, not implicit. A restore applies both, the first last. */
+	bool saved = idset_has(&t->meta, st);
+	if (saved && (implicit || idset_has(&t->meta_said, st)))
 		return 0;
 	int e = tg_journal_meta(t->j, rel, st, implicit);
-	return e ? e : idset_add(&t->meta, st->st_dev, st->st_ino);
+	if (!e && !implicit)
+		e = idset_add(&t->meta_said, st->st_dev, st->st_ino);
+	return e || saved ? e : idset_add(&t->meta, st->st_dev, st->st_ino);
 }
 
 /* The parent's mtime changes with every namespace op in it. */
