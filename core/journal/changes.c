@@ -160,6 +160,9 @@ struct obj {
 	                    * first met below a directory that had moved */
 	bool gone;         /* removed, or replaced by a move */
 	bool taken;        /* gone, and what took its name tells it */
+	bool taker;        /* taken by an original's move onto it, whose line
+	                    * tells only while a rename ends at that name;
+	                    * else the taker carries this one's name on */
 	bool content, meta;
 	bool moved;        /* by a rename of its own (one of a directory above
 	                    * it carries it silently) */
@@ -334,6 +337,13 @@ static struct obj *at(struct replay *r, const char *path)
 	return o;
 }
 
+/* Whether o is the original of name, at it still (or gone from it), and
+ * nothing took its place yet: what replaces it there may speak for it. */
+static bool own_name(const struct obj *o, const char *name)
+{
+	return o->orig && !o->taken && strcmp(o->orig, name) == 0;
+}
+
 /* What lies below src is now below dst. */
 static int carry(struct replay *r, const char *src, const char *dst)
 {
@@ -361,18 +371,26 @@ static int carry(struct replay *r, const char *src, const char *dst)
 static int move(struct replay *r, struct obj *o, const char *dst)
 {
 	size_t idx = (size_t)(o - r->o);
-	/* What had that name is replaced (or was removed): the move says it.
-	 * A name the run made, moved onto an original (the way sed -i, git
-	 * and editors save: write a new file, rename it over the old), is
-	 * that original rewritten, as a removal and a creation of the name
-	 * is (replay_one, EV_CREATED): it carries the original on. */
+	/* What had that name is replaced (or was removed): the move says it,
+	 * when that was the original of the name; one that had moved there
+	 * says it was deleted. A name the run made, moved onto an original
+	 * (the way sed -i, git and editors save: write a new file, rename it
+	 * over the old), is that original rewritten, as a removal and a
+	 * creation of the name is (replay_one, EV_CREATED): it carries the
+	 * original on. */
 	struct obj *there = find(r, dst);
 	if (there && there != o) {
-		if (!o->orig && there->orig && !there->taken) {
+		bool own = own_name(there, dst);
+		if (!o->orig && own) {
 			o->orig = there->orig;
 			o->content = o->remade = true;
 		}
-		there->gone = there->taken = true;
+		there->gone = true;
+		if (own && o->orig != there->orig) {
+			there->taken = there->taker = true;
+		} else {
+			there->taken |= own;
+		}
 	}
 	char *d = tg_strdup(dst);
 	if (!d)
@@ -419,11 +437,12 @@ static int replay_one(struct replay *r, const struct tg_change_ev *e, const stru
 		/* A name whose original was removed in the run and made again
 		 * (a rewrite: unlink, then create) carries the original on. */
 		struct obj *was = find(r, e->path);
-		const char *orig = was && !was->taken ? was->orig : NULL;
+		const char *orig = was && own_name(was, e->path) ? was->orig : NULL;
 		if (was) {
-			/* A live one (an O_CREAT that raced a removal) is replaced. */
-			if (orig || !was->gone)
-				was->taken = true;
+			/* A live one (an O_CREAT that raced a removal) is replaced.
+			 * An original that had moved here is gone: its own line
+			 * (deleted) says so. */
+			was->taken |= orig != NULL;
 			was->gone = true;
 		}
 		if (!(o = obj_new(r, e->path, orig)))
@@ -470,21 +489,32 @@ static int by_path(const void *a, const void *b)
 	return c ? c : (int)x->kind - (int)y->kind;
 }
 
+/* Whether o's line is a rename: an original that ends elsewhere by a move
+ * of its own. */
+static bool renamed(const struct obj *o)
+{
+	return o->orig && o->moved && strcmp(o->orig, o->cur) != 0;
+}
+
 /* One line for o (a created directory's names come from the probe). */
 static int report(const struct replay *r, const struct obj *o, const struct tg_change_probe *probe,
                   struct tg_changes *out)
 {
 	bool is_dir = false;
 	/* An rmdir last, which nothing named again: still there, it failed. */
-	bool failed_rmdir = o->gone && o->rmdir && o->orig && !o->taken && find(r, o->cur) == o &&
+	bool failed_rmdir = o->gone && o->rmdir && !o->taken && find(r, o->cur) == o &&
 	                    !is_new(above(r, o->cur));
 	int ex = o->gone && !failed_rmdir ? 0 : probe->exists(probe->ud, o->cur, &is_dir);
 	if (ex < 0)
 		return ex;
 	if (ex && failed_rmdir && !is_dir)
 		ex = 0; /* a file at its name: whose, no record tells; as before */
+	/* A rename's line says it replaced what was at its new name, while
+	 * one ends there (mv y x; mv x z: x was deleted). */
+	const struct obj *now = o->taker ? find(r, o->orig) : NULL;
+	bool told = o->taken && (!o->taker || (now && !now->gone && renamed(now)));
 	if (!ex)
-		return o->orig && !o->taken ? tg_changes_push(out, TG_CHANGE_DELETED, o->orig, NULL) : 0;
+		return o->orig && !told ? tg_changes_push(out, TG_CHANGE_DELETED, o->orig, NULL) : 0;
 	/* What a directory the run made holds (a name with an object of its
 	 * own is that object's line; one that was there before the run and
 	 * is again is modified: see tg_changes_classify). */
@@ -494,7 +524,7 @@ static int report(const struct replay *r, const struct obj *o, const struct tg_c
 		return e || !subtree ? e : probe->created_subtree(probe->ud, o->cur, out);
 	}
 	int e = 0;
-	if (o->moved && strcmp(o->orig, o->cur) != 0)
+	if (renamed(o))
 		e = tg_changes_push(out, TG_CHANGE_RENAMED, o->cur, o->orig);
 	/* In place, or carried along by its directory's move. */
 	else if (o->content || o->moved)

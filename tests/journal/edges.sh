@@ -823,6 +823,16 @@ print(" ".join(sorted(out)) if n == len(out) == c["total"] else "counts disagree
 	check "a failed rmdir, then a move" 'mkdir d; echo 1 > d/f' 'rmdir d 2>/dev/null; mv d e' "r:d>e"
 	check "a failed rmdir, then a real one" 'mkdir d; echo 1 > d/f' 'rmdir d 2>/dev/null; rm d/f; rmdir d' \
 		"d:d d:d/f"
+	check "a failed rmdir of a made directory" '' 'mkdir d; echo > d/f; rmdir d 2>/dev/null; true' "c:d c:d/f"
+	# A replaced object that had moved to that name is deleted: the line
+	# of what replaced it names only the name's own original.
+	check "moved, then replaced" 'echo a > x; echo b > y; echo c > z' 'mv z x; mv y x' "d:z r:y>x"
+	check "moved, then a made name over it" 'echo a > x; echo c > z' 'mv z x; echo n > t; mv t x' "d:z m:x"
+	check "made where a moved original was" 'echo a > x' 'mv x y; rm y; echo b > y' "c:y d:x"
+	# A rename's line says it replaced the original at its new name only
+	# while it ends there.
+	check "moved over another, then on" 'echo a > x; echo b > y' 'mv y x; mv x z' "d:x r:y>z"
+	check "moved over another, then removed" 'echo a > x; echo b > y' 'mv y x; rm x' "d:x d:y"
 	# A directory's own change after a name was made in it (its times
 	# were saved as a parent's, which is no change to report).
 	check "chmod of a directory after a creation in it" 'mkdir d' 'echo > d/f; chmod 700 d' "a:d c:d/f"
