@@ -280,9 +280,12 @@ static void replay_free(struct replay *r)
 	tg_strset_clear(&r->dirs);
 }
 
+static bool revive(struct replay *r, struct obj *o);
+
 /* The nearest directory above path that a live object names now, or NULL:
- * it lies where the run made and moved nothing. */
-static const struct obj *above(const struct replay *r, const char *path)
+ * it lies where the run made and moved nothing. A call below a directory
+ * an rmdir removed says that rmdir failed (revive). */
+static struct obj *above(struct replay *r, const char *path)
 {
 	char buf[PATH_MAX];
 	size_t n = strlen(path);
@@ -291,8 +294,8 @@ static const struct obj *above(const struct replay *r, const char *path)
 	memcpy(buf, path, n + 1);
 	for (char *sl; (sl = strrchr(buf, '/'));) {
 		*sl = '\0';
-		const struct obj *d = find(r, buf);
-		if (d && !d->gone)
+		struct obj *d = find(r, buf);
+		if (d && (!d->gone || revive(r, d)))
 			return d;
 	}
 	return NULL;
@@ -305,6 +308,20 @@ static bool is_new(const struct obj *d)
 	return d && (!d->orig || d->remade);
 }
 
+/* o, a directory an rmdir removed last, is named again by a later call
+ * (on it, or below it), with no creation of that name between: the rmdir
+ * failed (ENOTEMPTY: git's cleanup of empty parents tries .git). A record
+ * names only what is there when its call runs; a name made again has a
+ * record of its own, unless its parent is new: then it has none, and o
+ * stays gone. */
+static bool revive(struct replay *r, struct obj *o)
+{
+	if (!o->rmdir || o->taken || is_new(above(r, o->cur)))
+		return false;
+	o->gone = o->rmdir = false;
+	return true;
+}
+
 /* The live object at path, or a new one for what was there untouched so
  * far: an original, unless a directory the run made holds it, or that
  * name's original left it already: then the run made it too. An
@@ -313,16 +330,9 @@ static bool is_new(const struct obj *d)
 static struct obj *at(struct replay *r, const char *path)
 {
 	struct obj *o = find(r, path);
-	if (o && !o->gone)
+	if (o && (!o->gone || revive(r, o)))
 		return o;
 	const struct obj *d = above(r, path);
-	/* A later call on a directory an rmdir removed, with no creation of
-	 * that name between: the rmdir failed (a name made again has a
-	 * record, unless its parent is new: then this one has none). */
-	if (o && o->rmdir && !o->taken && !is_new(d)) {
-		o->gone = o->rmdir = false;
-		return o;
-	}
 	if (o || is_new(d))
 		return obj_new(r, path, NULL);
 	if (!d || strcmp(d->orig, d->cur) == 0)
@@ -497,7 +507,7 @@ static bool renamed(const struct obj *o)
 }
 
 /* One line for o (a created directory's names come from the probe). */
-static int report(const struct replay *r, const struct obj *o, const struct tg_change_probe *probe,
+static int report(struct replay *r, const struct obj *o, const struct tg_change_probe *probe,
                   struct tg_changes *out)
 {
 	bool is_dir = false;
@@ -513,6 +523,14 @@ static int report(const struct replay *r, const struct obj *o, const struct tg_c
 	 * one ends there (mv y x; mv x z: x was deleted). */
 	const struct obj *now = o->taker ? find(r, o->orig) : NULL;
 	bool told = o->taken && (!o->taker || (now && !now->gone && renamed(now)));
+	if (told && now) {
+		/* ... and is there still: the run's own file goes with no record. */
+		bool dir;
+		int there = probe->exists(probe->ud, o->orig, &dir);
+		if (there < 0)
+			return there;
+		told = there == 1;
+	}
 	if (!ex)
 		return o->orig && !told ? tg_changes_push(out, TG_CHANGE_DELETED, o->orig, NULL) : 0;
 	/* What a directory the run made holds (a name with an object of its

@@ -823,6 +823,8 @@ print(" ".join(sorted(out)) if n == len(out) == c["total"] else "counts disagree
 	check "a failed rmdir, then a move" 'mkdir d; echo 1 > d/f' 'rmdir d 2>/dev/null; mv d e' "r:d>e"
 	check "a failed rmdir, then a real one" 'mkdir d; echo 1 > d/f' 'rmdir d 2>/dev/null; rm d/f; rmdir d' \
 		"d:d d:d/f"
+	check "a failed rmdir, then a call below it" 'mkdir -p d/e; echo 1 > d/e/f' \
+		'mv d x; rmdir x 2>/dev/null; mv x/e/f g' "r:d/e/f>g r:d>x"
 	check "a failed rmdir of a made directory" '' 'mkdir d; echo > d/f; rmdir d 2>/dev/null; true' "c:d c:d/f"
 	# A replaced object that had moved to that name is deleted: the line
 	# of what replaced it names only the name's own original.
@@ -833,6 +835,10 @@ print(" ".join(sorted(out)) if n == len(out) == c["total"] else "counts disagree
 	# while it ends there.
 	check "moved over another, then on" 'echo a > x; echo b > y' 'mv y x; mv x z' "d:x r:y>z"
 	check "moved over another, then removed" 'echo a > x; echo b > y' 'mv y x; rm x' "d:x d:y"
+	# The same where what moved is the run's own file (a rewrite of y),
+	# whose removal needs no record: the tree tells it is gone.
+	check "rewritten, moved over another, then removed" 'echo a > x; echo b > y' \
+		'rm y; echo c > y; mv y x; rm x' "d:x d:y"
 	# A directory's own change after a name was made in it (its times
 	# were saved as a parent's, which is no change to report).
 	check "chmod of a directory after a creation in it" 'mkdir d' 'echo > d/f; chmod 700 d' "a:d c:d/f"
