@@ -128,6 +128,14 @@ int tg_change_events_add(void *events, const struct tg_jrec *r)
 	}
 }
 
+bool tg_change_events_saved(const struct tg_change_events *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->v[i].what == EV_CONTENT || s->v[i].what == EV_META || (s->v[i].what == EV_GONE && !s->v[i].dir))
+			return true;
+	return false;
+}
+
 void tg_change_events_clear(struct tg_change_events *s)
 {
 	for (size_t i = 0; i < s->n; i++) {

@@ -56,6 +56,12 @@ struct tg_change_events {
 };
 int tg_change_events_add(void *events, const struct tg_jrec *r);
 void tg_change_events_clear(struct tg_change_events *s);
+/* Whether an original's content, metadata or object was saved (a record an
+ * undo restores from), whatever the summary makes of it: a change made
+ * through a second hard-link name that the run removed again is in no
+ * line, and still something to undo. A removed directory does not count:
+ * its rmdir may have failed. */
+bool tg_change_events_saved(const struct tg_change_events *s);
 
 /* Where a path is at the end, for tg_changes_classify. */
 struct tg_change_probe {

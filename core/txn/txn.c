@@ -95,6 +95,8 @@ struct tg_txn {
 	bool finished;
 	bool counts_valid;       /* counts of the last tg_txn_changes after the end */
 	uint64_t counts_seq;     /* ... at this last journal record */
+	bool saved;              /* ... and whether an original was saved
+	                          * (tg_change_events_saved) */
 	size_t counts[TG_CHANGE_KIND_COUNT];
 	pid_t owner;             /* the process that opened it (not a forked child) */
 	struct tg_recovery recovery; /* what tg_txn_open's automatic recovery did */
@@ -1606,6 +1608,7 @@ int tg_txn_changes(struct tg_txn *t, struct tg_changes *out)
 		e = tg_journal_foreach(t->j, tg_change_events_add, &s);
 	if (!e)
 		e = tg_changes_classify(&s, &probe, out);
+	bool saved = tg_change_events_saved(&s);
 	tg_fs_dircache_clear(&now.dc);
 	tg_change_events_clear(&s);
 	out->bytes_saved = tg_journal_bytes_saved(t->j);
@@ -1616,6 +1619,7 @@ int tg_txn_changes(struct tg_txn *t, struct tg_changes *out)
 	 * means the same changes, and commit need not classify them again. */
 	t->counts_valid = !e && t->ending;
 	if (t->counts_valid) {
+		t->saved = saved;
 		t->counts_seq = tg_journal_last_seq(t->j);
 		memcpy(t->counts, out->count, sizeof(t->counts));
 	}
@@ -1743,9 +1747,10 @@ int tg_txn_commit(struct tg_txn *t)
 			return e;
 	}
 	/* Records, but no change (a temporary file made and removed): no
-	 * history entry either. A member of a multi-command transaction is
+	 * history entry either, unless an original was saved (an undo has
+	 * something to restore). A member of a multi-command transaction is
 	 * kept, its transaction names it. */
-	if (!t->join && tg_changes_none(t->counts)) {
+	if (!t->join && tg_changes_none(t->counts) && !t->saved) {
 		int d = tg_journal_remove_dir(t->state_dir, tg_journal_id(t->j));
 		t->finished = d == 0;
 		if (!d)
