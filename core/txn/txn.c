@@ -960,11 +960,14 @@ static int pend_room(struct tg_txn *t)
 	return 0;
 }
 
-static int watch_create(struct tg_txn *t, const char *rel, const struct stat *st)
+/* by_fd: an O_CREAT open; else a mkdir, symlink or mknod of a name that
+ * exists, which fails unless another task removes the name before the
+ * call runs. */
+static int watch_create(struct tg_txn *t, const char *rel, const struct stat *st, bool by_fd)
 {
 	if (pend_room(t) < 0)
 		return -ENOMEM;
-	struct pending p = { .tid = t->tid, .watch = true, .await = true, .by_fd = true,
+	struct pending p = { .tid = t->tid, .watch = true, .await = true, .by_fd = by_fd,
 	                     .dev = st->st_dev, .ino = st->st_ino };
 	p.rel = tg_strdup(rel);
 	if (!p.rel)
@@ -1111,7 +1114,7 @@ static int before_open(struct tg_txn *t, const struct tg_op *op, const char *rel
 	if ((op->flags & O_CREAT) && !S_ISDIR(st.st_mode)) {
 		e = save_parent(t, rel); /* in case it creates after all */
 		if (!e)
-			e = watch_create(t, rel, &st);
+			e = watch_create(t, rel, &st, true);
 		if (e < 0)
 			return e;
 	}
@@ -1273,8 +1276,16 @@ static int before_new_name(struct tg_txn *t, const char *rel, bool link)
 		return 0;
 	struct stat st;
 	int e = op_lstat(t, rel, &st);
-	if (e == 0)
-		return 0; /* EEXIST */
+	/* EEXIST, unless another task removes the name first: then its
+	 * result tells what it made (settle_made). Alone, nothing can. A
+	 * link's object is an original, which the result cannot tell from
+	 * one another task moved there: not watched (docs/journal.md). */
+	if (e == 0 && (t->alone || link))
+		return 0;
+	if (e == 0) {
+		e = save_parent(t, rel); /* in case it creates after all */
+		return e ? e : watch_create(t, rel, &st, false);
+	}
 	return e == -ENOENT ? save_created(t, rel, link, false) : e;
 }
 
