@@ -6,8 +6,13 @@
 # txguard run. summary_check.py compares the report's "changes" with the
 # manifests of the tree before and after: each line must name what the tree
 # shows, and every name that appeared, went or changed must be on a line
-# (or below a directory whose line carries it). Prints the failing seed,
-# what is wrong, and how to run it again.
+# (or below a directory whose line carries it). Every third seed keeps the
+# state dir on another filesystem when there is one (no stash links:
+# removed files are saved as copies). With TG_SUMMARY_CONC=1, every third
+# other seed runs two tg-mutates at once in the tree (their records
+# interleave; neither is alone): not in CI, where about 1 seed in 450
+# still fails that way (docs/journal.md, "Known limits").
+# Prints the failing seed, what is wrong, and how to run it again.
 set -eu
 . "${TXGUARD_SOURCE_DIR:?}/tests/lib/common.sh"
 count=${1:-20}
@@ -17,15 +22,30 @@ command -v python3 >/dev/null || skip "needs python3"
 tg_tmpdir
 printf 'version: 1\n' >"$TG_TMP/policy.yaml"
 ws=$TG_TMP/ws
-st=$TG_TMP/state
+other=
+for d in /dev/shm /var/tmp; do
+	if [ -d "$d" ] && [ -w "$d" ] && [ "$(stat -c %d "$d")" != "$(stat -c %d "$TG_TMP")" ]; then
+		other=$(mktemp -d "$d/tg-summary-state.XXXXXX")
+		break
+	fi
+done
+trap 'rm -rf "$TG_TMP" ${other:+"$other"}' EXIT
 seed=$first
 while [ "$seed" -lt $((first + count)) ]; do
+	st=$TG_TMP/state
+	[ -z "$other" ] || [ $((seed % 3)) != 1 ] || st=$other/state
 	rm -rf "$ws" "$st"
 	mkdir "$ws"
 	"$TG_MUTATE" "$((seed + 3000000))" "$((60 + seed % 90))" "$ws" >/dev/null
 	"$TG_TREEHASH" "$ws" >"$TG_TMP/before"
+	n=$((10 + seed % 40))
+	if [ "${TG_SUMMARY_CONC:-0}" = 1 ] && [ $((seed % 3)) = 0 ]; then
+		cmd="\"\$0\" $seed $n . & \"\$0\" $((seed + 777777)) $n .; wait"
+	else
+		cmd="exec \"\$0\" $seed $n ."
+	fi
 	(cd "$ws" && "$TXGUARD" --no-default-policy -p "$TG_TMP/policy.yaml" -q --state-dir "$st" -w "$ws" \
-		--report "$TG_TMP/r.json" -- "$TG_MUTATE" "$seed" "$((10 + seed % 40))" .) >/dev/null ||
+		--report "$TG_TMP/r.json" -- sh -c "$cmd" "$TG_MUTATE") >/dev/null ||
 		fail "seed $seed: the run did not commit"
 	"$TG_TREEHASH" "$ws" >"$TG_TMP/after"
 	if ! python3 "$TXGUARD_SOURCE_DIR/tests/journal/summary_check.py" "$TG_TMP/before" "$TG_TMP/after" \
