@@ -156,6 +156,21 @@ if [ "$priv" = 1 ]; then
 	while [ ! -e "$TG_TMP/ws/ready" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done
 	[ -e "$TG_TMP/ws/ready" ] || { kill -9 "$sup"; fail "crash: the run did not start: $(cat "$O/crash.err")"; }
 	kill -STOP "$sup"
+	# The stop is delivered to each of txguard's threads in its own time:
+	# the secrets' thread may answer one more open first. Wait (bounded)
+	# until every thread is stopped (T), as the case means.
+	i=0
+	while [ $i -lt 200 ]; do
+		running=0
+		for t in /proc/"$sup"/task/*/stat; do
+			st=$(sed 's/.*) //' "$t" 2>/dev/null | cut -d' ' -f1)
+			[ -z "$st" ] || [ "$st" = T ] || running=1
+		done
+		[ "$running" = 0 ] && break
+		sleep 0.01
+		i=$((i + 1))
+	done
+	[ "$running" = 0 ] || { kill -9 "$sup"; fail "crash: txguard did not stop"; }
 	timeout 20 cat "$S/file" >"$O/crash.read" 2>&1 &
 	reader=$!
 	sleep 0.5
