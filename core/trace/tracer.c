@@ -1219,6 +1219,7 @@ static void on_exec_ev(struct tracer *t, pid_t pid, int status)
 	}
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
 	bool have_exe = stat(path, &st) == 0;
+	int exe_err = have_exe ? 0 : errno;
 	if (vetted && have_exe && vetted->ino && st.st_ino == vetted->ino && st.st_dev == vetted->dev &&
 	    cmdline_equals(pid, vetted->argv)) {
 		/* The common case: the vetted file itself, with the vetted argv. */
@@ -1232,6 +1233,14 @@ static void on_exec_ev(struct tracer *t, pid_t pid, int status)
 		/* Let through to fail, it ran: nothing to match, judge it. */
 		ok = unvetted ? argv != NULL : exec_matches(vetted, argv, have_exe ? &st : NULL, &interpreted);
 		ran = argv;
+	}
+	/* Killed at its exec (a runner's kill -9 of a worker it just
+	 * started): the kernel has taken its memory, so its exe and cmdline
+	 * read as nothing, and it runs nothing more; its exit follows. Not a
+	 * rewritten argv: the tree goes on. */
+	if (!ok && exe_err == ENOENT && !(argv && argv[0])) {
+		resume(pid, 0);
+		return;
 	}
 	if (!ok) {
 		tracer_kill(t, pid, "argv changed between check and exec");
