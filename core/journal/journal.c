@@ -974,13 +974,13 @@ int tg_journal_remove(struct tg_journal *j, struct tg_fs_dircache *dc, const cha
 }
 
 int tg_journal_renamed(struct tg_journal *j, const char *from, const char *to,
-                       const struct stat *src, bool exchange)
+                       const struct stat *src, bool exchange, bool born)
 {
 	int e = check_usable(j);
 	if (e)
 		return e;
 	struct tg_jrec r = { .kind = TG_JREC_RENAMED, .path = (char *)from, .path2 = (char *)to };
-	r.flags = exchange ? TG_JREC_F_EXCHANGE : 0;
+	r.flags = (exchange ? TG_JREC_F_EXCHANGE : 0) | (born ? TG_JREC_F_BORN : 0);
 	tg_jmeta_from_stat(&r.meta, src);
 	return append(j, &r, true);
 }

@@ -48,7 +48,8 @@ enum tg_jrec_kind {
 #define TG_JREC_F_IMPLICIT 0x1u  /* META of a parent dir: not a change to report */
 #define TG_JREC_F_REFLINK  0x2u  /* CONTENT kept as reflink at stash/<seq>, not in the tar */
 #define TG_JREC_F_EXCHANGE 0x4u  /* RENAMED with RENAME_EXCHANGE */
-#define TG_JREC_F_BORN     0x8u  /* STASHED object was created by this run */
+#define TG_JREC_F_BORN     0x8u  /* STASHED or RENAMED object was created by this
+                                  * run: its number is no original's */
 #define TG_JREC_F_ALLOC    0x20u /* CONTENT/SAVED file had blocks for all its
                                   * bytes: the restore allocates them again */
 #define TG_JREC_F_XALL     0x10u /* aux holds every xattr namespace journaled
@@ -173,8 +174,9 @@ int tg_journal_meta(struct tg_journal *j, const char *rel, const struct stat *st
 struct tg_fs_dircache;
 int tg_journal_remove(struct tg_journal *j, struct tg_fs_dircache *dc, const char *rel, const struct stat *st,
                       bool born);
+/* born: src was created by this run (TG_JREC_F_BORN). */
 int tg_journal_renamed(struct tg_journal *j, const char *from, const char *to,
-                       const struct stat *src, bool exchange);
+                       const struct stat *src, bool exchange, bool born);
 /* When records reach the disk. FULL: each record is fdatasync'd before
  * the call it protects runs (survives a power cut). BATCH: at most one
  * fdatasync per 20 ms (survives a killed txguard; a power cut may lose the

@@ -495,6 +495,16 @@ static int cmp_id(const void *a, const void *b)
 	return x[0] < y[0] ? -1 : x[0] > y[0];
 }
 
+/* A record of an object this run made (a rename or removal of it): its
+ * number tells nothing of an original. Such an object may be removed
+ * later with no record, and its number then given to a new file, which
+ * may be the one a creation was making when txguard was killed: that
+ * file must not be taken for an original and left in the way. */
+static bool of_born(const struct tg_jrec *r)
+{
+	return (r->kind == TG_JREC_RENAMED || r->kind == TG_JREC_STASHED) && (r->flags & TG_JREC_F_BORN);
+}
+
 /* Identities (dev, ino) of every object the records describe as existing
  * before its call: sorted pairs for bsearch. */
 static int build_known(struct undo *u)
@@ -505,7 +515,7 @@ static int build_known(struct undo *u)
 		return -ENOMEM;
 	for (size_t i = 0; i < u->recs.n; i++) {
 		const struct tg_jrec *r = &u->recs.v[i];
-		if (r->kind == TG_JREC_CREATED || r->kind == TG_JREC_BORN || !r->meta.ino)
+		if (r->kind == TG_JREC_CREATED || r->kind == TG_JREC_BORN || !r->meta.ino || of_born(r))
 			continue;
 		u->known[2 * u->nknown] = r->meta.dev;
 		u->known[2 * u->nknown + 1] = r->meta.ino;

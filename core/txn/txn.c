@@ -1257,10 +1257,11 @@ static int before_rename(struct tg_txn *t, const struct tg_op *op)
 		e = idset_add(&t->pinned, dst.st_dev, dst.st_ino);
 	if (!e && de == 0 && !exchange)
 		e = save_removal(t, to, &dst);
-	if (!e && !idset_has(&t->born, &src))
+	bool born = idset_has(&t->born, &src);
+	if (!e && !born)
 		e = idset_add(&t->moved, src.st_dev, src.st_ino);
 	if (!e)
-		e = tg_journal_renamed(t->j, from, to, &src, exchange);
+		e = tg_journal_renamed(t->j, from, to, &src, exchange, born);
 	if (!e)
 		e = vacate(t, from);
 	/* RENAME_WHITEOUT leaves a whiteout (a 0:0 character device) at the

@@ -1221,6 +1221,40 @@ Test(journal, recovery_never_removes_an_original_at_a_pending_name)
 	cr_assert_eq(lstat(P("p"), &st), -1);
 }
 
+/* A file made in a directory of the run has no record of its own, so its
+ * move out is the only record with its number. Removed later (born: no
+ * record either), it frees that number, and the kernel may give it to the
+ * file of a creation txguard was killed at (its record written, its result
+ * never seen). Recovery must remove that file: the number was never an
+ * original's, and a file left there is in the way of whatever comes back
+ * to the name (recover failed with EEXIST; found by journal-it-crash_txguard).
+ * Here the born file is moved to the pending name unseen, which hands its
+ * number over as the reuse would. */
+Test(journal, number_of_a_moved_born_file_is_no_originals)
+{
+	pid_t a = getpid();
+	raise_timestamp_floor();
+	open_txn();
+	cr_assert_eq(before_by(a, TG_OP_MKDIR, "d", NULL, 0), 0);
+	cr_assert_eq(mkdir(P("d"), 0755), 0);
+	cr_assert_eq(before_by(a, TG_OP_OPEN, "d/x", NULL, O_WRONLY | O_CREAT), 0);
+	cr_assert_not(tg_txn_awaits(t, a), "a file in a new directory: no record");
+	put("d/x", "new");
+	cr_assert_eq(before_by(a, TG_OP_RENAME, "d/x", "y", 0), 0);
+	cr_assert_eq(rename(P("d/x"), P("y")), 0);
+	cr_assert_eq(before_by(a, TG_OP_OPEN, "c", NULL, O_WRONLY | O_CREAT | O_EXCL), 0);
+	cr_assert_eq(rename(P("y"), P("c")), 0); /* the number reused, at the pending name */
+	tg_txn_free(t); /* killed at the creation */
+	t = NULL;
+	int n = -1;
+	cr_assert_eq(tg_recover(ws, sd, &n), 0);
+	cr_assert_eq(n, 1);
+	struct stat st;
+	cr_assert_eq(lstat(P("c"), &st), -1, "the pending creation's file is removed");
+	cr_assert_eq(lstat(P("y"), &st), -1);
+	cr_assert_eq(lstat(P("d"), &st), -1);
+}
+
 /* A's creation is pending (not run) when B moves an original to its name:
  * that original must not be taken for what A made (it would then count as
  * born, and B's later overwrite would not be saved). */
