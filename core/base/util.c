@@ -134,6 +134,21 @@ int tg_strv_push(char ***strv, const char *s)
 	return 0;
 }
 
+void *tg_grow(void *v, size_t n, size_t *cap, size_t elem, size_t first)
+{
+	if (n < *cap)
+		return v;
+	size_t want = *cap ? *cap * 2 : first;
+	if (want <= n || (elem && want > SIZE_MAX / elem)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	void *nv = realloc(v, want * elem);
+	if (nv)
+		*cap = want;
+	return nv;
+}
+
 int tg_write_all(int fd, const void *buf, size_t len)
 {
 	const char *p = buf;

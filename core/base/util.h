@@ -90,6 +90,14 @@ char **tg_strv_pack(char *const *strv, size_t n);
 char **tg_strv_pack_nul(const char *buf, size_t len, size_t n);
 /* Append a copy of s to a NULL-terminated vector; returns 0 or -ENOMEM. */
 int tg_strv_push(char ***strv, const char *s);
+/* Room for element n of the array v of *cap elements of elem bytes: v
+ * itself while n < *cap, else v reallocated to twice *cap (first when
+ * *cap is 0), *cap updated. NULL when out of memory: v and *cap are then
+ * as they were. The caller stores the result back:
+ *     struct x *nv = tg_grow(a->v, a->n, &a->cap, sizeof(*nv), 64);
+ *     if (!nv) return -ENOMEM;
+ *     a->v = nv; a->v[a->n++] = x; */
+void *tg_grow(void *v, size_t n, size_t *cap, size_t elem, size_t first);
 /* argv as one line a POSIX shell reads back into the same words: plain
  * words as they are, others in single quotes. NULL on ENOMEM. Linear in
  * the total length (a 100,000-word argv is one pass). */

@@ -77,14 +77,10 @@ int tg_changes_push(struct tg_changes *c, enum tg_change_kind k, const char *pat
 
 static int ev_push(struct tg_change_events *s, const char *path, uint64_t seq, int what, const char *other)
 {
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 256;
-		struct tg_change_ev *nv = realloc(s->v, cap * sizeof(*nv));
-		if (!nv)
-			return -ENOMEM;
-		s->v = nv;
-		s->cap = cap;
-	}
+	struct tg_change_ev *nv = tg_grow(s->v, s->n, &s->cap, sizeof(*nv), 256);
+	if (!nv)
+		return -ENOMEM;
+	s->v = nv;
 	struct tg_change_ev *e = &s->v[s->n];
 	*e = (struct tg_change_ev){ .path = tg_strdup(path), .other = other ? tg_strdup(other) : NULL,
 	                            .seq = seq, .what = what };
@@ -259,14 +255,10 @@ static int index_add(struct replay *r, size_t idx)
 
 static struct obj *obj_new(struct replay *r, const char *path, const char *orig)
 {
-	if (r->n == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 256;
-		struct obj *nv = realloc(r->o, cap * sizeof(*nv));
-		if (!nv)
-			return NULL;
-		r->o = nv;
-		r->cap = cap;
-	}
+	struct obj *nv = tg_grow(r->o, r->n, &r->cap, sizeof(*nv), 256);
+	if (!nv)
+		return NULL;
+	r->o = nv;
 	struct obj *o = &r->o[r->n];
 	*o = (struct obj){ .cur = tg_strdup(path), .orig = orig };
 	if (!o->cur)

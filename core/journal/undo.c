@@ -149,14 +149,10 @@ void tg_jrecs_clear(struct tg_jrecs *s)
 
 static bool remap_push(struct undo *u, const struct remap *r)
 {
-	if (u->nm == u->capm) {
-		size_t cap = u->capm ? u->capm * 2 : 64;
-		struct remap *nm = realloc(u->m, cap * sizeof(*nm));
-		if (!nm)
-			return false;
-		u->m = nm;
-		u->capm = cap;
-	}
+	struct remap *nm = tg_grow(u->m, u->nm, &u->capm, sizeof(*nm), 64);
+	if (!nm)
+		return false;
+	u->m = nm;
 	u->m[u->nm++] = *r;
 	return true;
 }

@@ -756,14 +756,10 @@ static int quiet_add(struct tg_txn *t, const char *rel)
 		if (e < 0)
 			return e;
 	}
-	if (t->nquiet == t->capquiet) {
-		size_t cap = t->capquiet ? t->capquiet * 2 : 64;
-		char **nq = realloc(t->quiet, cap * sizeof(*nq));
-		if (!nq)
-			return -ENOMEM;
-		t->quiet = nq;
-		t->capquiet = cap;
-	}
+	char **nq = tg_grow(t->quiet, t->nquiet, &t->capquiet, sizeof(*nq), 64);
+	if (!nq)
+		return -ENOMEM;
+	t->quiet = nq;
 	if (!(t->quiet[t->nquiet] = tg_strdup(rel)))
 		return -ENOMEM;
 	t->nquiet++;
@@ -949,14 +945,10 @@ static bool skip_created(struct tg_txn *t, const char *rel)
 
 static int pend_room(struct tg_txn *t)
 {
-	if (t->npend < t->cappend)
-		return 0;
-	size_t cap = t->cappend ? t->cappend * 2 : 16;
-	struct pending *np = realloc(t->pend, cap * sizeof(*np));
+	struct pending *np = tg_grow(t->pend, t->npend, &t->cappend, sizeof(*np), 16);
 	if (!np)
 		return -ENOMEM;
 	t->pend = np;
-	t->cappend = cap;
 	return 0;
 }
 

@@ -1,10 +1,12 @@
-/* test_set.c — core/base/set.h: string and (dev, ino) sets. */
+/* test_set.c — core/base/set.h: string and (dev, ino) sets; and
+ * base/util.h's tg_grow, the arrays' growth. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/set.h"
+#include "base/util.h"
 
 Test(strset, empty_set_has_nothing)
 {
@@ -120,4 +122,44 @@ Test(idset, grows_past_many_entries)
 		cr_assert(!tg_idset_has(&s, 64770, i));
 	}
 	tg_idset_clear(&s);
+}
+
+/* The growth every array of the journal and the txn uses: one element at
+ * a time, the room doubles, and what was stored stays. */
+Test(grow, keeps_elements_and_doubles_the_room)
+{
+	uint64_t *v = NULL;
+	size_t n = 0, cap = 0, grew = 0;
+	for (uint64_t i = 0; i < 1000; i++) {
+		size_t before = cap;
+		uint64_t *nv = tg_grow(v, n, &cap, sizeof(*nv), 16);
+		cr_assert_not_null(nv);
+		grew += cap != before;
+		cr_assert(cap == before || cap == (before ? 2 * before : 16), "room %zu after %zu", cap, before);
+		v = nv;
+		v[n++] = i * 7;
+	}
+	cr_assert_eq(cap, 1024);
+	cr_assert_eq(grew, 7, "16, 32, ..., 1024");
+	for (uint64_t i = 0; i < 1000; i++)
+		cr_assert_eq(v[i], i * 7);
+	free(v);
+}
+
+Test(grow, no_room_is_enomem_and_leaves_the_array)
+{
+	char *v = malloc(4);
+	cr_assert_not_null(v);
+	memcpy(v, "abc", 4);
+	size_t cap = SIZE_MAX / 2 + 1; /* twice that does not fit a size_t */
+	errno = 0;
+	cr_assert_null(tg_grow(v, cap, &cap, 1, 16));
+	cr_assert_eq(errno, ENOMEM);
+	cr_assert_eq(cap, SIZE_MAX / 2 + 1, "the room is as it was");
+	size_t big = SIZE_MAX / 8 + 1; /* elements of 16 bytes: too many bytes */
+	cr_assert_null(tg_grow(v, big, &big, 16, 16));
+	cr_assert_str_eq(v, "abc", "the array is untouched");
+	size_t four = 4;
+	cr_assert_eq(tg_grow(v, 3, &four, 1, 16), v, "room left: the same array");
+	free(v);
 }
