@@ -396,11 +396,9 @@ static int move(struct replay *r, struct obj *o, const char *dst)
 			o->content = o->remade = true;
 		}
 		there->gone = true;
-		if (own && o->orig != there->orig) {
-			there->taken = there->taker = true;
-		} else {
-			there->taken |= own;
-		}
+		there->taken |= own;
+		if (own && o->orig != there->orig)
+			there->taker = true;
 	}
 	char *d = tg_strdup(dst);
 	if (!d)
