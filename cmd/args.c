@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "audit/audit.h"
+#include "base/path.h"
 #include "cli.h"
 
 enum {
@@ -583,6 +584,15 @@ static int resolve_policy_env(struct tg_opts *o, FILE *err)
 int tg_opts_resolve_env(struct tg_opts *o, FILE *err)
 {
 	const char *v;
+	/* --state-dir ../st: the state dir of every later step (the journal,
+	 * the history, the background gc) must not depend on a cwd. */
+	if (o->state_dir && *o->state_dir != '/') {
+		_cleanup_free_ char *cwd = getcwd(NULL, 0);
+		if (!*o->state_dir || !cwd || !(o->state_dir_own = tg_path_join(cwd, o->state_dir)))
+			return bad(err, "--state-dir: cannot make '%s' an absolute path: %s", o->state_dir,
+			           *o->state_dir ? strerror(errno) : "empty");
+		o->state_dir = o->state_dir_own;
+	}
 	if (!o->state_dir && (v = getenv("TXGUARD_STATE_DIR")) && *v) {
 		if (*v != '/')
 			return bad(err, "TXGUARD_STATE_DIR: '%s' is not an absolute path", v);
@@ -618,6 +628,8 @@ void tg_opts_free(struct tg_opts *o)
 	tg_strv_free(o->env_deny);
 	free(o->argv_copy);
 	o->argv_copy = NULL;
+	free(o->state_dir_own);
+	o->state_dir_own = NULL;
 	o->policies = o->env_policies = o->env_allow = o->env_deny = NULL;
 }
 

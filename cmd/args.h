@@ -48,7 +48,8 @@ struct tg_opts {
 	/* shared */
 	const char *workspace;
 	bool force_workspace;            /* accept a too-wide workspace (/, $HOME) */
-	const char *state_dir;           /* --state-dir, else $TXGUARD_STATE_DIR */
+	const char *state_dir;           /* --state-dir (made absolute), else $TXGUARD_STATE_DIR */
+	char *state_dir_own;             /* a relative --state-dir against the cwd (owned) */
 	char **policies;                 /* -p, in order */
 	bool no_default_policy;
 	bool json;

@@ -438,6 +438,27 @@ Test(env, state_dir_must_be_absolute_and_the_flag_beats_it)
 	tg_opts_free(&o);
 }
 
+/* A relative --state-dir is the cwd's (it was refused later, as "cannot
+ * open the journal: Invalid argument"); an empty one names no place. */
+Test(env, relative_state_dir_flag_is_made_absolute)
+{
+	struct tg_opts o;
+	env_clear();
+	char *cwd = getcwd(NULL, 0);
+	cr_assert_not_null(cwd);
+	cr_assert_eq(chdir("/usr/share"), 0);
+	cr_assert_eq(PARSE(&o, "--state-dir", "../st/./x", "--", "true"), 0);
+	cr_assert_eq(resolve_err(&o), 0);
+	cr_assert_str_eq(o.state_dir, "/usr/st/x");
+	tg_opts_free(&o);
+	cr_assert_eq(PARSE(&o, "--state-dir", "", "--", "true"), 0);
+	cr_assert_eq(resolve_err(&o), -EINVAL);
+	cr_assert(strstr(errbuf, "--state-dir"), "%s", errbuf);
+	tg_opts_free(&o);
+	cr_assert_eq(chdir(cwd), 0);
+	free(cwd);
+}
+
 Test(env, history_bounds)
 {
 	struct tg_opts o;
