@@ -9,7 +9,8 @@
 #include <limits.h>
 #include <stdlib.h>
 
-enum { EV_CREATED, EV_CONTENT, EV_META, EV_GONE, EV_MOVED_OUT, EV_MOVED_IN };
+enum { EV_CREATED, EV_CONTENT, EV_META, EV_GONE, EV_MOVED_OUT, EV_MOVED_IN,
+       EV_VOID /* an event of a call that failed (TG_JREC_F_VOID): replayed as nothing */ };
 
 /* One event on a path, in log order. */
 struct tg_change_ev {
@@ -113,6 +114,12 @@ int tg_change_events_add(void *events, const struct tg_jrec *r)
 	}
 	case TG_JREC_STASHED:
 	case TG_JREC_SAVED: return ev_push(s, r->path, r->seq, EV_GONE, NULL);
+	case TG_JREC_BORN:
+		if (r->flags & TG_JREC_F_VOID) /* its call's events came just before */
+			for (size_t i = s->n; i > 0 && s->v[i - 1].seq >= r->ref; i--)
+				if (s->v[i - 1].seq <= r->tar_off)
+					s->v[i - 1].what = EV_VOID;
+		return 0;
 	case TG_JREC_RENAMED: {
 		int e = ev_push(s, r->path, r->seq, EV_MOVED_OUT, r->path2);
 		e = e ? e : ev_push(s, r->path2, r->seq, EV_MOVED_IN, r->path);

@@ -768,6 +768,17 @@ int tg_journal_born(struct tg_journal *j, uint64_t ref, uint64_t dev, uint64_t i
 	return e ? e : append(j, &r, false);
 }
 
+int tg_journal_void(struct tg_journal *j, uint64_t first, uint64_t last)
+{
+	/* A BORN, which older readers take for "created nothing" when ref is
+	 * a CREATED (true of a failed call) and skip otherwise. Not synced on
+	 * its own either: only the summary reads it. */
+	struct tg_jrec r = { .kind = TG_JREC_BORN, .flags = TG_JREC_F_VOID, .ref = first, .tar_off = last,
+		             .path = (char *)"" };
+	int e = check_usable(j);
+	return e ? e : append(j, &r, false);
+}
+
 static int read_xattrs(struct tg_journal *j, const char *rel, const struct stat *st, char **blob, size_t *len)
 {
 	*blob = NULL;

@@ -33,7 +33,10 @@
 
 enum tg_jrec_kind {
 	TG_JREC_CREATED = 1,  /* path did not exist: undo removes it */
-	TG_JREC_BORN,         /* identity (dev, ino) of what record `ref` created */
+	TG_JREC_BORN,         /* the outcome of the call whose first record is `ref`:
+	                       * the identity (dev, ino) of what its CREATED made
+	                       * (0: nothing); flag VOID: the call failed, and its
+	                       * records ref..tar_off describe nothing that happened */
 	TG_JREC_CONTENT,      /* regular file's content + metadata before an in-place write */
 	TG_JREC_META,         /* metadata (mode, owner, times, user xattrs) before a change */
 	TG_JREC_STASHED,      /* path unlinked (or replaced): its inode kept at stash/<seq> */
@@ -50,6 +53,7 @@ enum tg_jrec_kind {
 #define TG_JREC_F_EXCHANGE 0x4u  /* RENAMED with RENAME_EXCHANGE */
 #define TG_JREC_F_BORN     0x8u  /* STASHED or RENAMED object was created by this
                                   * run: its number is no original's */
+#define TG_JREC_F_VOID     0x40u /* BORN: the call of records ref..tar_off failed */
 #define TG_JREC_F_ALLOC    0x20u /* CONTENT/SAVED file had blocks for all its
                                   * bytes: the restore allocates them again */
 #define TG_JREC_F_XALL     0x10u /* aux holds every xattr namespace journaled
@@ -192,6 +196,8 @@ int tg_journal_release(struct tg_journal *j);
 
 /* What the last CREATED made (dev, ino), or ino 0 when it does not exist. */
 int tg_journal_born(struct tg_journal *j, uint64_t ref, uint64_t dev, uint64_t ino);
+/* The call whose records are first..last failed (a BORN flagged VOID). */
+int tg_journal_void(struct tg_journal *j, uint64_t first, uint64_t last);
 uint64_t tg_journal_last_seq(const struct tg_journal *j);
 /* When the transaction began, by the filesystem's clock as much as the wall
  * clock's (the earlier of both): an inode or name with a ctime at or after it

@@ -1255,6 +1255,73 @@ Test(journal, number_of_a_moved_born_file_is_no_originals)
 	cr_assert_eq(lstat(P("d"), &st), -1);
 }
 
+/* Two tasks taking turns both trap `mv x y` while x still holds the
+ * original, so both journal it (y's original stashed, the move) before
+ * either call runs. A's runs first; B's fails (ENOENT), and its result
+ * voids its records: the summary says what happened, x renamed over y.
+ * Replayed, B's records had the moved file removed and x taken for an
+ * untouched original: "deleted x" besides the rename (the summary
+ * property's concurrent mode, seed 15). Without B's result its records
+ * stand, and that is still the summary: checked too, so that the test
+ * cannot pass for another reason. */
+static void raced_rename(bool result)
+{
+	pid_t a = getpid(), b = getppid();
+	put("x", "moved");
+	put("y", "replaced");
+	open_txn();
+	cr_assert_eq(before_by(b, TG_OP_CHMOD, "x", NULL, 0), 0); /* the tasks take turns */
+	cr_assert_eq(before_by(a, TG_OP_RENAME, "x", "y", 0), 0);
+	cr_assert_eq(before_by(b, TG_OP_RENAME, "x", "y", 0), 0);
+	cr_assert(tg_txn_awaits(t, b), "a move while tasks take turns waits for its result");
+	cr_assert_eq(rename(P("x"), P("y")), 0); /* A's call */
+	cr_assert_eq(rename(P("x"), P("y")), -1); /* B's */
+	cr_assert_eq(errno, ENOENT);
+	if (result) {
+		cr_assert_eq(tg_txn_after(t, b, -ENOENT), 0);
+		cr_assert_not(tg_txn_awaits(t, b));
+	}
+	struct tg_changes c;
+	cr_assert_eq(tg_txn_changes(t, &c), 0);
+	bool renamed = false, x_deleted = false;
+	for (size_t i = 0; i < c.n; i++) {
+		renamed |= c.v[i].kind == TG_CHANGE_RENAMED && !strcmp(c.v[i].from, "x") && !strcmp(c.v[i].path, "y");
+		x_deleted |= c.v[i].kind == TG_CHANGE_DELETED && !strcmp(c.v[i].path, "x");
+	}
+	cr_assert(renamed, "x renamed to y");
+	cr_assert_eq(x_deleted, !result, "x deleted as well (the old summary)");
+	if (result)
+		cr_assert_eq(c.n, 1, "x renamed to y (its chmod with it), nothing else");
+	tg_changes_clear(&c);
+	rollback();
+	_cleanup_free_ char *x = get("x"), *y = get("y");
+	cr_assert_str_eq(x, "moved");
+	cr_assert_str_eq(y, "replaced");
+}
+
+/* Not alone only because a shell waits for it (bash -c 'rm -rf d'): a task
+ * whose calls no other task's come between pays no result stop for them. */
+Test(journal, removal_of_a_task_taking_no_turns_is_not_watched)
+{
+	pid_t a = getpid();
+	put("x", "1");
+	put("y", "2");
+	open_txn();
+	cr_assert_eq(before_by(a, TG_OP_UNLINK, "x", NULL, 0), 0);
+	cr_assert_not(tg_txn_awaits(t, a));
+	cr_assert_eq(unlink(P("x")), 0);
+	cr_assert_eq(before_by(a, TG_OP_RENAME, "y", "z", 0), 0);
+	cr_assert_not(tg_txn_awaits(t, a));
+	cr_assert_eq(rename(P("y"), P("z")), 0);
+	rollback();
+	_cleanup_free_ char *x = get("x"), *y = get("y");
+	cr_assert_str_eq(x, "1");
+	cr_assert_str_eq(y, "2");
+}
+
+Test(journal, raced_rename_that_failed_is_voided) { raced_rename(true); }
+Test(journal, raced_rename_without_its_result_stands) { raced_rename(false); }
+
 /* A's creation is pending (not run) when B moves an original to its name:
  * that original must not be taken for what A made (it would then count as
  * born, and B's later overwrite would not be saved). */
