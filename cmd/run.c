@@ -1103,5 +1103,8 @@ out:
 	free(r.policy_cache);
 	pthread_mutex_destroy(&r.decision_lock);
 	unblock_signals();
+	/* The group's unmarker copied our fds, the state dir's lock too: it
+	 * must have let them go before we do (landlock.h). */
+	tg_fanguard_unmarker_wait();
 	return rc;
 }

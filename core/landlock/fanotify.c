@@ -41,6 +41,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/fanotify.h>
+#include <linux/futex.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -386,6 +387,11 @@ size_t tg_fanguard_nmarks(const struct tg_fanguard *g)
  * system calls only, made here. x86_64 only, as txguard is (meson.build). */
 static char unmarker_stack[16384] __attribute__((aligned(64)));
 static pid_t unmarker_tid;
+/* Set (and futex-woken) by the unmarker once it holds no fd of ours but
+ * the group's and the gate's; unmarker_shares: the last one shares our
+ * memory, and so says so here (not the fork under valgrind). */
+static int unmarker_alone;
+static bool unmarker_shares;
 
 __attribute__((no_sanitize("address", "undefined"))) static inline long raw_call(long nr, long a, long b, long c)
 {
@@ -410,6 +416,8 @@ __attribute__((no_sanitize("address", "undefined"))) static int unmarker_main(vo
 	if (hi - lo > 1)
 		raw_call(SYS_close_range, lo + 1, hi - 1, 0);
 	raw_call(SYS_close_range, hi + 1, (long)~0u, 0);
+	__atomic_store_n(&unmarker_alone, 1, __ATOMIC_RELEASE);
+	raw_call(SYS_futex, (long)&unmarker_alone, FUTEX_WAKE_PRIVATE, 1);
 	char b;
 	long n;
 	while ((n = raw_call(SYS_read, gate, (long)&b, 1)) > 0 || n == -EINTR)
@@ -435,6 +443,8 @@ static void start_unmarker(struct tg_fanguard *g)
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	uint64_t arg = (uint64_t)(unsigned)g->fd | (uint64_t)(unsigned)p[0] << 32;
+	__atomic_store_n(&unmarker_alone, 0, __ATOMIC_RELEASE);
+	unmarker_shares = !RUNNING_ON_VALGRIND;
 	pid_t pid;
 	if (RUNNING_ON_VALGRIND) {
 		/* "Unsupported clone() flags" would end us: a copy instead
@@ -465,6 +475,16 @@ void tg_fanguard_stop(struct tg_fanguard *g)
 	uint64_t one = 1;
 	(void)!write(g->stop, &one, sizeof(one));
 	g->stopping = true;
+}
+
+void tg_fanguard_unmarker_wait(void)
+{
+	const struct timespec tick = { 0, 10 * 1000 * 1000 };
+	for (int i = 0; unmarker_shares && i < 100 && !__atomic_load_n(&unmarker_alone, __ATOMIC_ACQUIRE); i++) {
+		if (__atomic_load_n(&unmarker_tid, __ATOMIC_ACQUIRE) == 0)
+			return; /* it ended: its fds are closed */
+		(void)syscall(SYS_futex, &unmarker_alone, FUTEX_WAIT_PRIVATE, 0, &tick);
+	}
 }
 
 pid_t tg_fanguard_unmarker(const struct tg_fanguard *g)

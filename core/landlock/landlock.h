@@ -170,6 +170,14 @@ void tg_fanguard_stop(struct tg_fanguard *g);
  * It is our child, with no exit signal: waitpid(pid, ..., __WALL) reaps
  * it, and it exits 0 when its close of the group succeeded. */
 pid_t tg_fanguard_unmarker(const struct tg_fanguard *g);
+/* Until the last unmarker holds no fd of ours but the group's (at most a
+ * second; at once when it does, or ended, or none was started). It starts
+ * with a copy of every fd we have: the state dir's lock among them (flock
+ * is per open file, so its copy holds the lock too) and a pipe to our
+ * caller. Called before we exit, so that neither outlives us: a 'txguard
+ * undo' right after a run found the lock held ("a txguard run is in
+ * progress"), about once in 60 runs on a loaded machine. */
+void tg_fanguard_unmarker_wait(void);
 
 /* Stop the thread (if not yet), wait for it, close what is left, free.
  * After it the hook is never called again. Accepts NULL. */
