@@ -20,6 +20,8 @@ struct tg_change_ev {
 	int what;        /* EV_* */
 	bool swap;       /* a rename with RENAME_EXCHANGE */
 	bool dir;        /* EV_GONE of a directory (an rmdir, which may fail) */
+	bool one_link;   /* the record's object had one name (meta.nlink == 1) */
+	uint64_t dev, ino; /* the record's object: CONTENT, META, MOVED_OUT */
 };
 
 void tg_changes_clear(struct tg_changes *c)
@@ -94,16 +96,31 @@ static int ev_push(struct tg_change_events *s, const char *path, uint64_t seq, i
 	return 0;
 }
 
+static void ev_id(struct tg_change_ev *e, const struct tg_jrec *r)
+{
+	e->dev = r->meta.dev;
+	e->ino = r->meta.ino;
+	e->one_link = r->meta.nlink == 1;
+}
+
+static int ev_push_id(struct tg_change_events *s, const struct tg_jrec *r, int what)
+{
+	int e = ev_push(s, r->path, r->seq, what, NULL);
+	if (!e)
+		ev_id(&s->v[s->n - 1], r);
+	return e;
+}
+
 int tg_change_events_add(void *events, const struct tg_jrec *r)
 {
 	struct tg_change_events *s = events;
 	switch (r->kind) {
 	case TG_JREC_CREATED: return ev_push(s, r->path, r->seq, EV_CREATED, NULL);
-	case TG_JREC_CONTENT: return ev_push(s, r->path, r->seq, EV_CONTENT, NULL);
+	case TG_JREC_CONTENT: return ev_push_id(s, r, EV_CONTENT);
 	case TG_JREC_META:
 		/* A parent's times saved along with an entry's change are not
 		 * a change of their own. */
-		return r->flags & TG_JREC_F_IMPLICIT ? 0 : ev_push(s, r->path, r->seq, EV_META, NULL);
+		return r->flags & TG_JREC_F_IMPLICIT ? 0 : ev_push_id(s, r, EV_META);
 	case TG_JREC_RMDIR: {
 		/* Journaled before the call, which fails on a directory that is
 		 * not empty (git's cleanup of empty parents tries .git). */
@@ -122,6 +139,8 @@ int tg_change_events_add(void *events, const struct tg_jrec *r)
 		return 0;
 	case TG_JREC_RENAMED: {
 		int e = ev_push(s, r->path, r->seq, EV_MOVED_OUT, r->path2);
+		if (!e)
+			ev_id(&s->v[s->n - 1], r);
 		e = e ? e : ev_push(s, r->path2, r->seq, EV_MOVED_IN, r->path);
 		if (!e && (r->flags & TG_JREC_F_EXCHANGE))
 			s->v[s->n - 1].swap = s->v[s->n - 2].swap = true;
@@ -180,6 +199,7 @@ struct obj {
 	bool rmdir;        /* gone by an rmdir, which may have failed */
 	bool remade;       /* made by the run at an original's name, which it
 	                    * carries on: what it holds has no records */
+	uint64_t dev, ino; /* what its last move of its own moved (0: none) */
 };
 
 struct replay {
@@ -187,6 +207,8 @@ struct replay {
 	size_t n, cap;
 	uint32_t *slot;    /* 1 + index into o; 0: empty (see find) */
 	size_t nslot, used;
+	uint32_t *ids;     /* 1 + index into o by (dev, ino) of a move; 0: empty */
+	size_t nids, usedids;
 	struct tg_strset dirs; /* every directory above a name an object had */
 };
 
@@ -284,7 +306,59 @@ static void replay_free(struct replay *r)
 	}
 	free(r->o);
 	free(r->slot);
+	free(r->ids);
 	tg_strset_clear(&r->dirs);
+}
+
+/* ---- objects by the identity their moves gave ---- */
+
+static size_t id_hash(uint64_t dev, uint64_t ino, size_t n)
+{
+	return (size_t)((ino * 0x9e3779b97f4a7c15ull) ^ (dev * 0xc2b2ae3d27d4eb4full)) & (n - 1);
+}
+
+static int ids_put(struct replay *r, size_t idx)
+{
+	const struct obj *o = &r->o[idx];
+	if ((r->usedids + 1) * 2 > r->nids) {
+		size_t n = r->nids ? r->nids * 2 : 256;
+		uint32_t *t = calloc(n, sizeof(*t));
+		if (!t)
+			return -ENOMEM;
+		for (size_t i = 0; i < r->nids; i++)
+			if (r->ids[i]) {
+				const struct obj *x = &r->o[r->ids[i] - 1];
+				size_t j = id_hash(x->dev, x->ino, n);
+				while (t[j])
+					j = (j + 1) & (n - 1);
+				t[j] = r->ids[i];
+			}
+		free(r->ids);
+		r->ids = t;
+		r->nids = n;
+	}
+	size_t i = id_hash(o->dev, o->ino, r->nids);
+	for (; r->ids[i]; i = (i + 1) & (r->nids - 1)) {
+		const struct obj *x = &r->o[r->ids[i] - 1];
+		if (x->dev == o->dev && x->ino == o->ino)
+			break;
+	}
+	if (!r->ids[i])
+		r->usedids++;
+	r->ids[i] = (uint32_t)idx + 1; /* the latest object with it */
+	return 0;
+}
+
+static struct obj *ids_get(const struct replay *r, uint64_t dev, uint64_t ino)
+{
+	if (!r->nids)
+		return NULL;
+	for (size_t i = id_hash(dev, ino, r->nids); r->ids[i]; i = (i + 1) & (r->nids - 1)) {
+		struct obj *x = &r->o[r->ids[i] - 1];
+		if (x->dev == dev && x->ino == ino)
+			return x;
+	}
+	return NULL;
 }
 
 static bool revive(struct replay *r, struct obj *o);
@@ -444,6 +518,20 @@ static int swap(struct replay *r, const char *a, const char *b)
 	return e ? e : carry(r, tmp, a);
 }
 
+/* The object a capture at e->path names, when a move of its own took it
+ * from there already: a file with one name is at one name, so a record at
+ * a name it had left is a call journaled before another task's move of it
+ * ran (a write-open whose call then made a new file at the freed name).
+ * NULL: the name's own object, as ever (at). */
+static struct obj *moved_from(struct replay *r, const struct tg_change_ev *e)
+{
+	if (!e->ino || !e->one_link)
+		return NULL;
+	const struct obj *here = find(r, e->path);
+	struct obj *x = here && !here->gone ? NULL : ids_get(r, e->dev, e->ino);
+	return x && !x->gone && x->moved && strcmp(x->cur, e->path) != 0 ? x : NULL;
+}
+
 static int replay_one(struct replay *r, const struct tg_change_ev *e, const struct tg_change_ev *next)
 {
 	struct obj *o;
@@ -467,7 +555,7 @@ static int replay_one(struct replay *r, const struct tg_change_ev *e, const stru
 	}
 	case EV_CONTENT:
 	case EV_META:
-		if (!(o = at(r, e->path)))
+		if (!(o = moved_from(r, e)) && !(o = at(r, e->path)))
 			return -ENOMEM;
 		o->content |= e->what == EV_CONTENT;
 		o->meta |= e->what == EV_META;
@@ -485,7 +573,14 @@ static int replay_one(struct replay *r, const struct tg_change_ev *e, const stru
 			return swap(r, e->path, e->other);
 		if (!(o = at(r, e->path)))
 			return -ENOMEM;
-		return move(r, o, e->other);
+		size_t idx = (size_t)(o - r->o); /* move may grow the table */
+		int rc = move(r, o, e->other);
+		if (rc == 0 && e->ino) {
+			r->o[idx].dev = e->dev;
+			r->o[idx].ino = e->ino;
+			rc = ids_put(r, idx);
+		}
+		return rc;
 	default:
 		return 0; /* EV_MOVED_IN: with its MOVED_OUT */
 	}

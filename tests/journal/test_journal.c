@@ -1299,6 +1299,47 @@ static void raced_rename(bool result)
 	cr_assert_str_eq(y, "replaced");
 }
 
+/* A's `mv x f0` is journaled; B's write-open of x traps while x still
+ * holds the original, so B's capture of it is journaled under x. A's move
+ * runs first, and B's open makes a new x. The capture is the moved
+ * original's (one link: one name, and it had left x): the summary says x
+ * renamed to f0 and a new x. Replayed by names, the capture went to an
+ * original taken to be still at x: "modified x" here, and with seed 144's
+ * records (the summary property's concurrent mode) "deleted x", x there. */
+Test(journal, capture_journaled_before_a_move_ran_follows_the_file)
+{
+	pid_t a = getppid(), b = getpid(); /* b's result is an fd of ours */
+	raise_timestamp_floor();
+	put("x", "original");
+	open_txn();
+	cr_assert_eq(before_by(a, TG_OP_RENAME, "x", "f0", 0), 0);
+	cr_assert_eq(before_by(b, TG_OP_OPEN, "x", NULL, O_WRONLY | O_CREAT), 0);
+	cr_assert_eq(rename(P("x"), P("f0")), 0); /* A's call */
+	int fd = open(P("x"), O_WRONLY | O_CREAT | O_CLOEXEC, 0644); /* B's: a new file */
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, "new", 3), 3);
+	cr_assert_eq(tg_txn_after(t, b, fd), 0);
+	close(fd);
+	struct tg_changes c;
+	cr_assert_eq(tg_txn_changes(t, &c), 0);
+	bool renamed = false, created = false, deleted = false;
+	for (size_t i = 0; i < c.n; i++) {
+		renamed |= c.v[i].kind == TG_CHANGE_RENAMED && !strcmp(c.v[i].from, "x") && !strcmp(c.v[i].path, "f0");
+		created |= c.v[i].kind == TG_CHANGE_CREATED && !strcmp(c.v[i].path, "x");
+		deleted |= c.v[i].kind == TG_CHANGE_DELETED;
+	}
+	cr_assert(renamed, "x renamed to f0");
+	cr_assert(created, "a new x");
+	cr_assert_not(deleted, "nothing deleted");
+	cr_assert_eq(c.n, 2);
+	tg_changes_clear(&c);
+	rollback();
+	_cleanup_free_ char *x = get("x");
+	cr_assert_str_eq(x, "original");
+	struct stat st;
+	cr_assert_eq(lstat(P("f0"), &st), -1);
+}
+
 /* Not alone only because a shell waits for it (bash -c 'rm -rf d'): a task
  * whose calls no other task's come between pays no result stop for them. */
 Test(journal, removal_of_a_task_taking_no_turns_is_not_watched)
