@@ -78,57 +78,101 @@ void tg_strset_clear(struct tg_strset *s)
 	memset(s, 0, sizeof(*s));
 }
 
-/* ---- (dev, ino) ---- */
+/* ---- (dev, ino) ----
+ *
+ * One table for the set and the map: entries of `stride` words, dev and
+ * ino first (the map's value after them); ino 0 marks an empty one. */
 
-static size_t id_slot(const uint64_t *k, size_t cap, uint64_t dev, uint64_t ino)
+static size_t id_slot(const uint64_t *k, size_t stride, size_t cap, uint64_t dev, uint64_t ino)
 {
 	uint64_t h = (ino * 0x9e3779b97f4a7c15ull) ^ (dev * 0xc2b2ae3d27d4eb4full);
 	size_t i = (size_t)(h >> 17) & (cap - 1);
-	while (k[2 * i + 1] && (k[2 * i] != dev || k[2 * i + 1] != ino))
+	while (k[stride * i + 1] && (k[stride * i] != dev || k[stride * i + 1] != ino))
 		i = (i + 1) & (cap - 1);
 	return i;
 }
 
-static int idset_grow(struct tg_idset *s)
+static int id_grow(uint64_t **kp, size_t *capp, size_t stride)
 {
-	size_t cap = s->cap ? s->cap * 2 : TG_SET_MIN;
-	uint64_t *k = calloc(2 * cap, sizeof(*k));
+	size_t cap = *capp ? *capp * 2 : TG_SET_MIN;
+	uint64_t *k = calloc(stride * cap, sizeof(*k)), *old = *kp;
 	if (!k)
 		return -ENOMEM;
-	for (size_t i = 0; i < s->cap; i++) {
-		if (!s->k[2 * i + 1])
+	for (size_t i = 0; i < *capp; i++) {
+		if (!old[stride * i + 1])
 			continue;
-		size_t j = id_slot(k, cap, s->k[2 * i], s->k[2 * i + 1]);
-		k[2 * j] = s->k[2 * i];
-		k[2 * j + 1] = s->k[2 * i + 1];
+		size_t j = id_slot(k, stride, cap, old[stride * i], old[stride * i + 1]);
+		memcpy(&k[stride * j], &old[stride * i], stride * sizeof(*k));
 	}
-	free(s->k);
-	s->k = k;
-	s->cap = cap;
+	free(old);
+	*kp = k;
+	*capp = cap;
 	return 0;
+}
+
+/* The entry of (dev, ino) in the table, made (dev and ino set) when it
+ * had none: *fresh tells. NULL: out of memory. ino != 0. */
+static uint64_t *id_entry(uint64_t **kp, size_t *capp, size_t *np, size_t stride, uint64_t dev, uint64_t ino,
+                          bool *fresh)
+{
+	size_t i = *capp ? id_slot(*kp, stride, *capp, dev, ino) : 0;
+	*fresh = !*capp || !(*kp)[stride * i + 1];
+	if (!*fresh)
+		return &(*kp)[stride * i];
+	if ((*np + 1) * 2 > *capp) {
+		if (id_grow(kp, capp, stride) < 0)
+			return NULL;
+		i = id_slot(*kp, stride, *capp, dev, ino);
+	}
+	uint64_t *e = &(*kp)[stride * i];
+	e[0] = dev;
+	e[1] = ino;
+	(*np)++;
+	return e;
 }
 
 int tg_idset_add(struct tg_idset *s, uint64_t dev, uint64_t ino)
 {
+	bool fresh;
 	if (ino == 0)
 		return 0;
-	size_t i = s->cap ? id_slot(s->k, s->cap, dev, ino) : 0;
-	if (s->cap && s->k[2 * i + 1])
-		return 0;
-	if ((s->n + 1) * 2 > s->cap) {
-		if (idset_grow(s) < 0)
-			return -ENOMEM;
-		i = id_slot(s->k, s->cap, dev, ino);
-	}
-	s->k[2 * i] = dev;
-	s->k[2 * i + 1] = ino;
-	s->n++;
-	return 1;
+	if (!id_entry(&s->k, &s->cap, &s->n, 2, dev, ino, &fresh))
+		return -ENOMEM;
+	return fresh;
 }
 
 bool tg_idset_has(const struct tg_idset *s, uint64_t dev, uint64_t ino)
 {
-	return ino && s->cap && s->k[2 * id_slot(s->k, s->cap, dev, ino) + 1];
+	return ino && s->cap && s->k[2 * id_slot(s->k, 2, s->cap, dev, ino) + 1];
+}
+
+int tg_idmap_put(struct tg_idmap *m, uint64_t dev, uint64_t ino, uint64_t value)
+{
+	bool fresh;
+	if (ino == 0)
+		return 0;
+	uint64_t *e = id_entry(&m->k, &m->cap, &m->n, 3, dev, ino, &fresh);
+	if (!e)
+		return -ENOMEM;
+	e[2] = value;
+	return 0;
+}
+
+bool tg_idmap_get(const struct tg_idmap *m, uint64_t dev, uint64_t ino, uint64_t *value)
+{
+	if (!ino || !m->cap)
+		return false;
+	const uint64_t *e = &m->k[3 * id_slot(m->k, 3, m->cap, dev, ino)];
+	if (!e[1])
+		return false;
+	*value = e[2];
+	return true;
+}
+
+void tg_idmap_clear(struct tg_idmap *m)
+{
+	free(m->k);
+	memset(m, 0, sizeof(*m));
 }
 
 void tg_idset_clear(struct tg_idset *s)

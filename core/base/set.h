@@ -37,3 +37,16 @@ struct tg_idset {
 int tg_idset_add(struct tg_idset *s, uint64_t dev, uint64_t ino);
 bool tg_idset_has(const struct tg_idset *s, uint64_t dev, uint64_t ino);
 void tg_idset_clear(struct tg_idset *s);
+
+/* A map from filesystem identities to a number (an index, say): the same
+ * table with the value beside each pair. Inode 0 names nothing. */
+struct tg_idmap {
+	uint64_t *k;                /* triples dev, ino, value; ino 0 = empty slot */
+	size_t cap, n;
+};
+/* (dev, ino) maps to value from now on, whatever it mapped to before. 0,
+ * or -ENOMEM (the map is then as it was); ino 0 is a no-op. */
+int tg_idmap_put(struct tg_idmap *m, uint64_t dev, uint64_t ino, uint64_t value);
+/* true with *value set, or false when (dev, ino) maps to nothing. */
+bool tg_idmap_get(const struct tg_idmap *m, uint64_t dev, uint64_t ino, uint64_t *value);
+void tg_idmap_clear(struct tg_idmap *m);

@@ -207,8 +207,7 @@ struct replay {
 	size_t n, cap;
 	uint32_t *slot;    /* 1 + index into o; 0: empty (see find) */
 	size_t nslot, used;
-	uint32_t *ids;     /* 1 + index into o by (dev, ino) of a move; 0: empty */
-	size_t nids, usedids;
+	struct tg_idmap moved; /* (dev, ino) a move of its own gave an object: its index */
 	struct tg_strset dirs; /* every directory above a name an object had */
 };
 
@@ -306,59 +305,8 @@ static void replay_free(struct replay *r)
 	}
 	free(r->o);
 	free(r->slot);
-	free(r->ids);
+	tg_idmap_clear(&r->moved);
 	tg_strset_clear(&r->dirs);
-}
-
-/* ---- objects by the identity their moves gave ---- */
-
-static size_t id_hash(uint64_t dev, uint64_t ino, size_t n)
-{
-	return (size_t)((ino * 0x9e3779b97f4a7c15ull) ^ (dev * 0xc2b2ae3d27d4eb4full)) & (n - 1);
-}
-
-static int ids_put(struct replay *r, size_t idx)
-{
-	const struct obj *o = &r->o[idx];
-	if ((r->usedids + 1) * 2 > r->nids) {
-		size_t n = r->nids ? r->nids * 2 : 256;
-		uint32_t *t = calloc(n, sizeof(*t));
-		if (!t)
-			return -ENOMEM;
-		for (size_t i = 0; i < r->nids; i++)
-			if (r->ids[i]) {
-				const struct obj *x = &r->o[r->ids[i] - 1];
-				size_t j = id_hash(x->dev, x->ino, n);
-				while (t[j])
-					j = (j + 1) & (n - 1);
-				t[j] = r->ids[i];
-			}
-		free(r->ids);
-		r->ids = t;
-		r->nids = n;
-	}
-	size_t i = id_hash(o->dev, o->ino, r->nids);
-	for (; r->ids[i]; i = (i + 1) & (r->nids - 1)) {
-		const struct obj *x = &r->o[r->ids[i] - 1];
-		if (x->dev == o->dev && x->ino == o->ino)
-			break;
-	}
-	if (!r->ids[i])
-		r->usedids++;
-	r->ids[i] = (uint32_t)idx + 1; /* the latest object with it */
-	return 0;
-}
-
-static struct obj *ids_get(const struct replay *r, uint64_t dev, uint64_t ino)
-{
-	if (!r->nids)
-		return NULL;
-	for (size_t i = id_hash(dev, ino, r->nids); r->ids[i]; i = (i + 1) & (r->nids - 1)) {
-		struct obj *x = &r->o[r->ids[i] - 1];
-		if (x->dev == dev && x->ino == ino)
-			return x;
-	}
-	return NULL;
 }
 
 static bool revive(struct replay *r, struct obj *o);
@@ -528,8 +476,12 @@ static struct obj *moved_from(struct replay *r, const struct tg_change_ev *e)
 	if (!e->ino || !e->one_link)
 		return NULL;
 	const struct obj *here = find(r, e->path);
-	struct obj *x = here && !here->gone ? NULL : ids_get(r, e->dev, e->ino);
-	return x && !x->gone && x->moved && strcmp(x->cur, e->path) != 0 ? x : NULL;
+	uint64_t idx;
+	if ((here && !here->gone) || !tg_idmap_get(&r->moved, e->dev, e->ino, &idx))
+		return NULL;
+	struct obj *x = &r->o[idx];
+	bool still = x->dev == e->dev && x->ino == e->ino; /* not since moved as another */
+	return still && !x->gone && x->moved && strcmp(x->cur, e->path) != 0 ? x : NULL;
 }
 
 static int replay_one(struct replay *r, const struct tg_change_ev *e, const struct tg_change_ev *next)
@@ -575,12 +527,11 @@ static int replay_one(struct replay *r, const struct tg_change_ev *e, const stru
 			return -ENOMEM;
 		size_t idx = (size_t)(o - r->o); /* move may grow the table */
 		int rc = move(r, o, e->other);
-		if (rc == 0 && e->ino) {
-			r->o[idx].dev = e->dev;
-			r->o[idx].ino = e->ino;
-			rc = ids_put(r, idx);
-		}
-		return rc;
+		if (rc || !e->ino)
+			return rc;
+		r->o[idx].dev = e->dev;
+		r->o[idx].ino = e->ino;
+		return tg_idmap_put(&r->moved, e->dev, e->ino, idx);
 	default:
 		return 0; /* EV_MOVED_IN: with its MOVED_OUT */
 	}

@@ -1,4 +1,4 @@
-/* test_set.c — core/base/set.h: string and (dev, ino) sets; and
+/* test_set.c — core/base/set.h: string and (dev, ino) sets, the (dev, ino) map; and
  * base/util.h's tg_grow, the arrays' growth. */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -162,4 +162,31 @@ Test(grow, no_room_is_enomem_and_leaves_the_array)
 	size_t four = 4;
 	cr_assert_eq(tg_grow(v, 3, &four, 1, 16), v, "room left: the same array");
 	free(v);
+}
+
+/* The map beside the set (changes.c finds a moved object by its inode):
+ * values are kept and replaced, inode 0 names nothing, and what a table
+ * twice regrown holds is all still found. */
+Test(idmap, put_get_replace_and_grow)
+{
+	struct tg_idmap m = { 0 };
+	uint64_t v = 7;
+	cr_assert_not(tg_idmap_get(&m, 1, 2, &v), "empty");
+	cr_assert_eq(v, 7, "untouched when absent");
+	cr_assert_eq(tg_idmap_put(&m, 1, 0, 5), 0);
+	cr_assert_not(tg_idmap_get(&m, 1, 0, &v), "inode 0 names nothing");
+	for (uint64_t i = 1; i <= 1000; i++)
+		cr_assert_eq(tg_idmap_put(&m, i % 3, i, i * 10), 0);
+	cr_assert_eq(m.n, 1000);
+	for (uint64_t i = 1; i <= 1000; i++) {
+		cr_assert(tg_idmap_get(&m, i % 3, i, &v), "%llu", (unsigned long long)i);
+		cr_assert_eq(v, i * 10);
+		cr_assert_not(tg_idmap_get(&m, i % 3 + 1, i, &v), "another device's");
+	}
+	cr_assert_eq(tg_idmap_put(&m, 2, 5, 99), 0);
+	cr_assert(tg_idmap_get(&m, 2, 5, &v));
+	cr_assert_eq(v, 99, "replaced");
+	cr_assert_eq(m.n, 1000, "no second entry");
+	tg_idmap_clear(&m);
+	cr_assert_not(tg_idmap_get(&m, 2, 5, &v));
 }
