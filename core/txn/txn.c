@@ -1525,7 +1525,7 @@ static bool looks_at_files(const struct tg_op *op)
 	}
 }
 
-static int journal_op(struct tg_txn *t, const struct tg_op *op, const char *rel);
+static int journal_op_met(struct tg_txn *t, const struct tg_op *op, const char *rel);
 
 static int before_op(struct tg_txn *t, const struct tg_op *op)
 {
@@ -1548,9 +1548,59 @@ static int before_op(struct tg_txn *t, const struct tg_op *op)
 	if (t->nquiet && looks_at_files(op) && (e = settle_quiet(t)) < 0)
 		return e;
 	uint64_t first = tg_journal_last_seq(t->j) + 1;
-	e = journal_op(t, op, rel);
+	e = journal_op_met(t, op, rel);
 	if (!e && may_fail_unseen(t, op) && tg_journal_last_seq(t->j) >= first)
 		e = void_watch(t, first, tg_journal_last_seq(t->j));
+	return e;
+}
+
+/* Whether journal_op's failure e for op may be a race lost to the tree:
+ * its one object, found at rel, was moved or removed (-ENOENT) or replaced
+ * (-EAGAIN, stash_link) before it could be saved. For these calls the
+ * saving is the last step, after records that stand whatever the call
+ * meets (the parent's metadata) and a pending creation that is dropped. */
+static bool may_have_lost_race(const struct tg_op *op, int e)
+{
+	if (e != -ENOENT && e != -EAGAIN)
+		return false;
+	switch (op->kind) {
+	case TG_OP_OPEN:
+	case TG_OP_TRUNCATE:
+	case TG_OP_UNLINK:
+	case TG_OP_RMDIR:
+	case TG_OP_CHMOD:
+	case TG_OP_CHOWN:
+	case TG_OP_UTIMES:
+	case TG_OP_XATTR:
+		return true;
+	default:
+		return false;
+	}
+}
+
+#define TG_RACE_TRIES 3
+
+static int journal_op(struct tg_txn *t, const struct tg_op *op, const char *rel);
+
+/* journal_op, met again when the object moved away under it: the name is
+ * looked at anew and the call is journaled for what it will meet there
+ * now, as if it had been trapped a moment later (for an open without
+ * O_CREAT of a name now empty: nothing, and the kernel's own ENOENT). A
+ * refusal would tell the caller a policy or the journal failed, where only
+ * the tree raced with itself. Bounded: a name that keeps changing fails
+ * the call, closed. */
+static int journal_op_met(struct tg_txn *t, const struct tg_op *op, const char *rel)
+{
+	size_t npend = t->npend;
+	int e = journal_op(t, op, rel);
+	for (int i = 1; i < TG_RACE_TRIES && may_have_lost_race(op, e); i++) {
+		while (t->npend > npend) {
+			free(t->pend[t->npend - 1].rel);
+			t->npend--;
+		}
+		tg_fs_dircache_clear(&t->dc);
+		e = journal_op(t, op, rel);
+	}
 	return e;
 }
 
