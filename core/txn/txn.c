@@ -1561,21 +1561,8 @@ static int before_op(struct tg_txn *t, const struct tg_op *op)
  * meets (the parent's metadata) and a pending creation that is dropped. */
 static bool may_have_lost_race(const struct tg_op *op, int e)
 {
-	if (e != -ENOENT && e != -EAGAIN)
-		return false;
-	switch (op->kind) {
-	case TG_OP_OPEN:
-	case TG_OP_TRUNCATE:
-	case TG_OP_UNLINK:
-	case TG_OP_RMDIR:
-	case TG_OP_CHMOD:
-	case TG_OP_CHOWN:
-	case TG_OP_UTIMES:
-	case TG_OP_XATTR:
-		return true;
-	default:
-		return false;
-	}
+	return (e == -ENOENT || e == -EAGAIN) &&
+	       (changes_object(op) || op->kind == TG_OP_UNLINK || op->kind == TG_OP_RMDIR);
 }
 
 #define TG_RACE_TRIES 3

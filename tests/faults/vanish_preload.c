@@ -62,27 +62,27 @@ static int open_at(int (*real)(int, const char *, int, ...), int dirfd, const ch
 	return real(dirfd, path, flags, mode);
 }
 
+/* The mode argument, there only with O_CREAT or O_TMPFILE. */
+static mode_t mode_arg(int flags, va_list ap)
+{
+	return flags & (O_CREAT | O_TMPFILE) ? (mode_t)va_arg(ap, int) : 0;
+}
+
 int openat(int dirfd, const char *path, int flags, ...)
 {
-	mode_t mode = 0;
-	if (flags & (O_CREAT | O_TMPFILE)) {
-		va_list ap;
-		va_start(ap, flags);
-		mode = (mode_t)va_arg(ap, int);
-		va_end(ap);
-	}
+	va_list ap;
+	va_start(ap, flags);
+	mode_t mode = mode_arg(flags, ap);
+	va_end(ap);
 	return open_at(NEXT(openat), dirfd, path, flags, mode);
 }
 
 int openat64(int dirfd, const char *path, int flags, ...)
 {
-	mode_t mode = 0;
-	if (flags & (O_CREAT | O_TMPFILE)) {
-		va_list ap;
-		va_start(ap, flags);
-		mode = (mode_t)va_arg(ap, int);
-		va_end(ap);
-	}
+	va_list ap;
+	va_start(ap, flags);
+	mode_t mode = mode_arg(flags, ap);
+	va_end(ap);
 	return open_at(NEXT(openat64), dirfd, path, flags, mode);
 }
 
