@@ -130,7 +130,7 @@ int tg_change_events_add(void *events, const struct tg_jrec *r)
 		return e;
 	}
 	case TG_JREC_STASHED:
-	case TG_JREC_SAVED: return ev_push(s, r->path, r->seq, EV_GONE, NULL);
+	case TG_JREC_SAVED: return ev_push_id(s, r, EV_GONE);
 	case TG_JREC_BORN:
 		if (r->flags & TG_JREC_F_VOID) /* its call's events came just before */
 			for (size_t i = s->n; i > 0 && s->v[i - 1].seq >= r->ref; i--)
@@ -208,6 +208,7 @@ struct replay {
 	uint32_t *slot;    /* 1 + index into o; 0: empty (see find) */
 	size_t nslot, used;
 	struct tg_idmap moved; /* (dev, ino) a move of its own gave an object: its index */
+	struct tg_idset removed; /* (dev, ino) of every file a STASHED or SAVED removed */
 	struct tg_strset dirs; /* every directory above a name an object had */
 };
 
@@ -306,6 +307,7 @@ static void replay_free(struct replay *r)
 	free(r->o);
 	free(r->slot);
 	tg_idmap_clear(&r->moved);
+	tg_idset_clear(&r->removed);
 	tg_strset_clear(&r->dirs);
 }
 
@@ -484,6 +486,20 @@ static struct obj *moved_from(struct replay *r, const struct tg_change_ev *e)
 	return still && !x->gone && x->moved && strcmp(x->cur, e->path) != 0 ? x : NULL;
 }
 
+/* A removal journaled at a name while it held a file that an earlier
+ * record of the run removed already, where another object has moved in
+ * since: two tasks' calls on one name (one unlinks x while the other's
+ * `mv y x` replaces it), journaled before either ran. Whichever ran first
+ * removed the file; whether this one then removed the newcomer only the
+ * tree can tell, and it does: the newcomer stays live here, and its line
+ * asks the end state (report), as for any live object. Removed by name,
+ * it was "deleted" while still there. */
+static bool removed_before(const struct replay *r, const struct tg_change_ev *e, const struct obj *o)
+{
+	return e->ino && !o->gone && o->ino && (o->dev != e->dev || o->ino != e->ino) &&
+	       tg_idset_has(&r->removed, e->dev, e->ino);
+}
+
 static int replay_one(struct replay *r, const struct tg_change_ev *e, const struct tg_change_ev *next)
 {
 	struct obj *o;
@@ -515,9 +531,11 @@ static int replay_one(struct replay *r, const struct tg_change_ev *e, const stru
 	case EV_GONE:
 		if (!(o = at(r, e->path)))
 			return -ENOMEM;
+		if (removed_before(r, e, o))
+			return 0;
 		o->gone = true;
 		o->rmdir = e->dir;
-		return 0;
+		return tg_idset_add(&r->removed, e->dev, e->ino) < 0 ? -ENOMEM : 0;
 	case EV_MOVED_OUT:
 		if (!e->other || !next || next->what != EV_MOVED_IN || next->seq != e->seq)
 			return 0;

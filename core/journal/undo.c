@@ -733,6 +733,24 @@ static int undo_content(struct undo *u, const struct tg_jrec *r)
 	return e;
 }
 
+/* The same file stashed at the same name by an earlier record: one removal
+ * journaled twice. Two tasks' calls on one name each trapped while it held
+ * this file (`rm x` while another task's `mv y x` replaced it), and the
+ * call that ran second met another object there, or none. The earlier
+ * record puts the file back, once the undo of the records between has
+ * cleared the name. Only met at a taken name: never in a run whose calls
+ * ran in their records' order. */
+static bool stashed_before(const struct undo *u, const struct tg_jrec *r)
+{
+	for (size_t i = 0; i < u->recs.n && u->recs.v[i].seq < r->seq; i++) {
+		const struct tg_jrec *o = &u->recs.v[i];
+		if (o->kind == TG_JREC_STASHED && o->meta.ino == r->meta.ino && o->meta.dev == r->meta.dev &&
+		    !strcmp(o->path, r->path))
+			return true;
+	}
+	return false;
+}
+
 static int undo_stashed(struct undo *u, const struct tg_jrec *r)
 {
 	char name[32];
@@ -754,7 +772,9 @@ static int undo_stashed(struct undo *u, const struct tg_jrec *r)
 	/* Taken by another object: a change txguard never saw; fail and keep
 	 * the journal (check_stash() refuses to drop an inode never put back). */
 	if (fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0)
-		return (st.st_ino == sst.st_ino && st.st_dev == sst.st_dev) || u->in_flight ? 0 : -EEXIST;
+		return (st.st_ino == sst.st_ino && st.st_dev == sst.st_dev) || u->in_flight || stashed_before(u, r)
+		               ? 0
+		               : -EEXIST;
 	int e = before(u, TG_OP_LINK, NULL, r->path, 0);
 	if (e < 0)
 		return e;

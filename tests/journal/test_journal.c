@@ -1340,6 +1340,52 @@ Test(journal, capture_journaled_before_a_move_ran_follows_the_file)
 	cr_assert_eq(lstat(P("f0"), &st), -1);
 }
 
+/* B's `mv m f0` and A's `rm f0` are both journaled while f0 holds the
+ * original: each removal record names the original. unlink_first: A's
+ * call runs first (the move then replaces nothing, and m ends at f0);
+ * else B's move replaces the original and A's unlink removes m. Replayed
+ * by name, A's record removed m at f0 in both: "deleted f0" while m was
+ * there (seed 3384 of the concurrent mode). */
+static void removal_raced_by_a_move(bool unlink_first)
+{
+	pid_t a = getpid(), b = getppid();
+	put("f0", "original");
+	put("m", "mover");
+	open_txn();
+	cr_assert_eq(before_by(b, TG_OP_RENAME, "m", "f0", 0), 0);
+	cr_assert_eq(before_by(a, TG_OP_UNLINK, "f0", NULL, 0), 0);
+	if (unlink_first)
+		cr_assert_eq(unlink(P("f0")), 0);
+	cr_assert_eq(rename(P("m"), P("f0")), 0);
+	if (!unlink_first)
+		cr_assert_eq(unlink(P("f0")), 0);
+	struct tg_changes c;
+	int ce = tg_txn_changes(t, &c);
+	cr_assert_eq(ce, 0, "changes: %s", strerror(-ce));
+	bool renamed = false, f0_deleted = false, m_deleted = false;
+	for (size_t i = 0; i < c.n; i++) {
+		renamed |= c.v[i].kind == TG_CHANGE_RENAMED && !strcmp(c.v[i].from, "m") && !strcmp(c.v[i].path, "f0");
+		f0_deleted |= c.v[i].kind == TG_CHANGE_DELETED && !strcmp(c.v[i].path, "f0");
+		m_deleted |= c.v[i].kind == TG_CHANGE_DELETED && !strcmp(c.v[i].path, "m");
+	}
+	/* m's line says it replaced f0 where it ends there. */
+	cr_assert_eq(renamed, unlink_first, "m renamed to f0 where it is there");
+	cr_assert_eq(f0_deleted, !unlink_first, "f0 deleted on a line of its own where m is gone too");
+	cr_assert_eq(m_deleted, !unlink_first, "m deleted where the unlink removed it");
+	cr_assert_eq(c.n, unlink_first ? 1 : 2);
+	tg_changes_clear(&c);
+	rollback();
+	_cleanup_free_ char *f0 = get("f0"), *m = get("m");
+	cr_assert_str_eq(f0, "original");
+	/* Where the unlink removed m, nothing had saved m: its stop saw the
+	 * original (docs/journal.md, "Known limits"). */
+	if (unlink_first)
+		cr_assert_str_eq(m, "mover");
+}
+
+Test(journal, removal_raced_by_a_move_that_ran_last) { removal_raced_by_a_move(true); }
+Test(journal, removal_raced_by_a_move_that_ran_first) { removal_raced_by_a_move(false); }
+
 /* Not alone only because a shell waits for it (bash -c 'rm -rf d'): a task
  * whose calls no other task's come between pays no result stop for them. */
 Test(journal, removal_of_a_task_taking_no_turns_is_not_watched)
