@@ -439,6 +439,13 @@ static void on_op(void *ud, const struct tg_op *op, struct tg_decision *out)
 	struct tg_verdict v = { 0 };
 	bool enforce = !r->o->audit_only;
 
+	/* Another task's running call on the same name first: its result
+	 * decides what this call meets (docs/journal.md, "Calls on one
+	 * name"). Nothing is decided or recorded until then. */
+	if (r->txn && tg_txn_must_wait(r->txn, op)) {
+		out->kind = TG_DEC_WAIT;
+		return;
+	}
 	decide(r, op, &v);
 	tg_learn_note(r->learn, op, &v);
 	record_decision(r, op, &v, enforce);

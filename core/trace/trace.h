@@ -18,6 +18,8 @@ enum tg_decision_kind {
 	TG_DEC_ALLOW = 0,
 	TG_DEC_DENY,       /* skip the call; it returns -err in the tracee */
 	TG_DEC_KILL,       /* SIGKILL the whole tree */
+	TG_DEC_WAIT,       /* not yet: keep the task at its stop and call
+	                    * on_op() for this call again after the next event */
 };
 
 struct tg_decision {

@@ -50,6 +50,9 @@
 #define TG_SERVICE_EVERY 16
 /* Adaptive spinning before the tracer sleeps (see spin_for_stop). */
 #define TG_SPIN_NS 50000u
+/* How often a task kept waiting at its stop (TG_DEC_WAIT) is asked about
+ * again when no event comes. */
+#define TG_WAIT_RETRY_NS (2u * 1000 * 1000)
 #define TG_SPIN_CREDIT 8
 #define TG_SPIN_PROBE_EVERY 64
 /* Pinning a busy task to the tracer's CPU (see "pinning"). */
@@ -95,6 +98,7 @@ struct task {
 	char *cwd;               /* its cwd, as read in the cwd epoch cwd_seen */
 	uint64_t cwd_seen;
 	bool cwd_call;           /* a call that may move a cwd is in flight */
+	bool waiting;            /* kept at its seccomp stop: TG_DEC_WAIT */
 	struct task *next;
 };
 
@@ -104,6 +108,7 @@ struct tracer {
 	struct tg_run_result *res;
 	struct task *buckets[TG_TASK_BUCKETS];
 	unsigned long ntasks;
+	unsigned long nwaiting;  /* tasks kept at their stop (TG_DEC_WAIT) */
 	uint64_t root_epoch;     /* see "root epochs"; starts at 1 */
 	unsigned root_calls;     /* such calls in flight */
 	uint64_t cwd_epoch;      /* see "cwd epochs" */
@@ -351,6 +356,8 @@ static void task_del(struct tracer *t, pid_t tid)
 		root_call_end(t, d); /* killed in the call: it may have run */
 	if (d->cwd_call)
 		cwd_call_end(t, d);
+	if (d->waiting)
+		t->nwaiting--;
 	if (tid == t->pinned)
 		unpin(t, true);
 	*p = d->next;
@@ -863,6 +870,17 @@ static void judge(struct tracer *t, pid_t pid, struct tg_op *op, const uint64_t 
 		force_end(t, TG_END_POLICY_KILL);
 		kill_tree(t);
 		break;
+	case TG_DEC_WAIT: {
+		struct task *k = task_find(t, pid);
+		if (!k) { /* cannot happen: a stop of ours is a task of ours */
+			tracer_kill(t, pid, "a call to keep waiting has no task");
+			break;
+		}
+		if (!k->waiting)
+			t->nwaiting++;
+		k->waiting = true;
+		break;
+	}
 	}
 }
 
@@ -924,7 +942,9 @@ static void let_absent_exec_fail(struct tracer *t, pid_t pid)
 	resume(pid, 0);
 }
 
-static void on_seccomp(struct tracer *t, pid_t pid, int status)
+/* A trapped call; again: one kept waiting (TG_DEC_WAIT), asked about once
+ * more at the same stop. */
+static void seccomp_stop(struct tracer *t, pid_t pid, bool again)
 {
 	/* Zeroed for memcheck, which does not know that the kernel fills it. */
 	struct __ptrace_syscall_info info = { 0 };
@@ -943,7 +963,7 @@ static void on_seccomp(struct tracer *t, pid_t pid, int status)
 		on_fixed_deny(t, pid, &info);
 		return;
 	}
-	t->res->ntraps++;
+	t->res->ntraps += !again;
 	/* Another trapped call tends to follow soon (rm -rf, a build's
 	 * writes); after an exec the new program starts up first. */
 	t->spin_hint = info.seccomp.nr != SYS_execve && info.seccomp.nr != SYS_execveat;
@@ -965,7 +985,7 @@ static void on_seccomp(struct tracer *t, pid_t pid, int status)
 	}
 	if (info.seccomp.nr == SYS_sched_setaffinity)
 		pin_forgo(t); /* the tree places itself: never moved again */
-	else
+	else if (!again)
 		pin_tick(t, pid);
 	_cleanup_free_ char *raw = NULL;
 	/* For this stop only: the hooks run while the tracee waits. The cwd
@@ -1002,6 +1022,27 @@ static void on_seccomp(struct tracer *t, pid_t pid, int status)
 	tg_path_keep_parent(false);
 	tg_path_vouch_root(0);
 	tg_op_clear(&op);
+}
+
+static void on_seccomp(struct tracer *t, pid_t pid, int status)
+{
+	(void)status;
+	seccomp_stop(t, pid, false);
+}
+
+/* The tasks kept at their stop, asked about again: after each event (the
+ * call they wait for may have returned) and each wake-up of service(). */
+static void retry_waiting(struct tracer *t)
+{
+	for (size_t i = 0; i < TG_TASK_BUCKETS && t->nwaiting; i++)
+		for (struct task *k = t->buckets[i], *next; k; k = next) {
+			next = k->next; /* the retry may end it (tracer_kill) */
+			if (!k->waiting)
+				continue;
+			k->waiting = false;
+			t->nwaiting--;
+			seccomp_stop(t, k->tid, true);
+		}
 }
 
 static bool clone_is_thread(pid_t pid, int event)
@@ -1346,6 +1387,10 @@ static int poll_timeout_ms(const struct tracer *t)
 	for (size_t i = 0; i < TG_ARRAY_SIZE(at); i++)
 		if (at[i] && (!next || at[i] < next))
 			next = at[i];
+	/* A task kept waiting is asked again at least this often: the call
+	 * it waits for may never return (tg_txn_must_wait's bound). */
+	if (t->nwaiting && (!next || next > now + TG_WAIT_RETRY_NS))
+		next = now + TG_WAIT_RETRY_NS;
 	if (!next)
 		return -1;
 	if (next <= now)
@@ -1459,6 +1504,8 @@ static int wait_loop(struct tracer *t)
 			if (t->cwd_calls)
 				cwd_stopped(t, pid);
 			handlers[classify(status)](t, pid, status);
+			if (t->nwaiting)
+				retry_waiting(t);
 			if (t->fatal && !t->killing)
 				kill_tree(t);
 			arm_grace(t);
@@ -1476,6 +1523,8 @@ static int wait_loop(struct tracer *t)
 			return e;
 		}
 		service(t, true);
+		if (t->nwaiting)
+			retry_waiting(t);
 	}
 }
 

@@ -64,6 +64,14 @@ int tg_txn_before(struct tg_txn *t, const struct tg_op *op);
  * cannot tell what the call made. */
 bool tg_txn_awaits(const struct tg_txn *t, pid_t tid);
 
+/* True when op must not be journaled yet: another thread's call on one of
+ * its names (or a name above or below one) was journaled and may still be
+ * running. The caller keeps op's thread at its stop and asks again after
+ * the next event (that call's result); after TG_WAIT_NS (50 ms) or once
+ * that thread is gone it is false. op's thread's own earlier calls are
+ * taken to have returned (it is at a new stop). */
+bool tg_txn_must_wait(struct tg_txn *t, const struct tg_op *op);
+
 /* Instead of the result: tid is the only task of the tree (tg_op.alone),
  * so until it makes another call nothing but the call tg_txn_awaits()
  * named acts on that name, and the name will tell what the call made.

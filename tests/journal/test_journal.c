@@ -1378,13 +1378,54 @@ static void removal_raced_by_a_move(bool unlink_first)
 	_cleanup_free_ char *f0 = get("f0"), *m = get("m");
 	cr_assert_str_eq(f0, "original");
 	/* Where the unlink removed m, nothing had saved m: its stop saw the
-	 * original (docs/journal.md, "Known limits"). */
+	 * original. Under the tracer A's stop waits for B's running call
+	 * (tg_txn_must_wait, below), so A meets m's file and saves it; this
+	 * order is what the wait prevents. */
 	if (unlink_first)
 		cr_assert_str_eq(m, "mover");
 }
 
 Test(journal, removal_raced_by_a_move_that_ran_last) { removal_raced_by_a_move(true); }
 Test(journal, removal_raced_by_a_move_that_ran_first) { removal_raced_by_a_move(false); }
+
+/* B's `mv m f0` is journaled and may be running: A's calls on f0, on a
+ * name below it or above it, wait until B's result is in; A's calls on
+ * other names, and B's own, do not. */
+Test(journal, call_on_a_name_waits_for_another_tasks_running_call)
+{
+	pid_t a = getpid(), b = getppid();
+	put("f0", "original");
+	put("m", "mover");
+	put("other", "x");
+	open_txn();
+	cr_assert_eq(before_by(b, TG_OP_RENAME, "m", "f0", 0), 0);
+	struct tg_op op = { .kind = TG_OP_UNLINK, .writes = true, .pid = a, .path = P("f0") };
+	cr_assert(tg_txn_must_wait(t, &op), "A's unlink of f0 waits");
+	op.path = P("f0/x");
+	cr_assert(tg_txn_must_wait(t, &op), "a name below f0 waits");
+	op = (struct tg_op){ .kind = TG_OP_OPEN, .flags = O_WRONLY | O_TRUNC, .writes = true, .pid = a,
+	                     .path = P("m") };
+	cr_assert(tg_txn_must_wait(t, &op), "a write-open of m waits");
+	op.path = P("other");
+	cr_assert_not(tg_txn_must_wait(t, &op), "another name does not wait");
+	op.path = P("f0");
+	op.writes = false;
+	cr_assert_not(tg_txn_must_wait(t, &op), "a read does not wait");
+	op.writes = true;
+	cr_assert_eq(rename(P("m"), P("f0")), 0);
+	/* B's call returned, and B is at its next stop: B's own call on f0
+	 * does not wait, and A goes on. */
+	struct tg_op next = op;
+	next.pid = b;
+	cr_assert_not(tg_txn_must_wait(t, &next), "B's own next call does not wait");
+	cr_assert_not(tg_txn_must_wait(t, &op), "B's call returned: A goes on");
+	cr_assert_eq(before_by(a, TG_OP_UNLINK, "f0", NULL, 0), 0);
+	cr_assert_eq(unlink(P("f0")), 0);
+	rollback();
+	_cleanup_free_ char *f0 = get("f0"), *m = get("m");
+	cr_assert_str_eq(f0, "original");
+	cr_assert_str_eq(m, "mover");
+}
 
 /* Not alone only because a shell waits for it (bash -c 'rm -rf d'): a task
  * whose calls no other task's come between pays no result stop for them. */
