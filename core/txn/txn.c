@@ -954,12 +954,12 @@ static bool still_running(pid_t tid, uint64_t at, uint64_t *now)
 
 bool tg_txn_must_wait(struct tg_txn *t, const struct tg_op *op)
 {
-	if (!t || t->finished || !op->writes)
+	if (!t || t->finished)
 		return false;
 	/* Its thread is at a new stop: its own calls have returned. Two
 	 * tasks would otherwise wait for each other's last call. */
 	(void)void_settle(t, op->pid, false);
-	if (!t->nvw && !t->npend)
+	if (!op->writes || (!t->nvw && !t->npend))
 		return false;
 	const char *mine[2] = { rel_of(t, op->path), rel_of(t, op->path2) };
 	if (!mine[0] && !mine[1])
