@@ -10,9 +10,9 @@
 # state dir on another filesystem when there is one (no stash links:
 # removed files are saved as copies). With TG_SUMMARY_CONC=1, every third
 # other seed runs two tg-mutates at once in the tree (their records
-# interleave; neither is alone): not in CI, where about 1 in 450 of those
-# seeds still fails, each only in some runs (docs/journal.md, "Known
-# limits").
+# interleave; neither is alone): not in CI, since seeds 54 and 393 of
+# those still fail in some runs, a change through a second hard-link name
+# (docs/journal.md, "Known limits").
 # Prints the failing seed, what is wrong, and how to run it again.
 set -eu
 . "${TXGUARD_SOURCE_DIR:?}/tests/lib/common.sh"
