@@ -592,6 +592,9 @@ static void on_exit_hook(void *ud, pid_t pid, int status)
 	 * does not have the Landlock rule. */
 	if (pid == r->main_pid)
 		r->main_pid = -1;
+	/* A zombie that its parent, kept waiting at a stop, cannot reap is
+	 * still there for kill(2): its calls are over all the same. */
+	tg_txn_gone(r->txn, pid);
 	tg_log_exit(r->log, pid, status);
 }
 

@@ -979,6 +979,16 @@ bool tg_txn_must_wait(struct tg_txn *t, const struct tg_op *op)
 	return false;
 }
 
+void tg_txn_gone(struct tg_txn *t, pid_t tid)
+{
+	if (!t)
+		return;
+	(void)void_settle(t, tid, false);
+	for (size_t i = 0; i < t->npend; i++)
+		if (t->pend[i].tid == tid)
+			t->pend[i].at = 0; /* settled later, by its name; nobody waits */
+}
+
 /* One awaited creation, from its call's result: 1 settled, 0 left for
  * settle() (no identity to be had), or -errno. */
 static int settle_result(struct tg_txn *t, size_t i, long rval)

@@ -72,6 +72,10 @@ bool tg_txn_awaits(const struct tg_txn *t, pid_t tid);
  * taken to have returned (it is at a new stop). */
 bool tg_txn_must_wait(struct tg_txn *t, const struct tg_op *op);
 
+/* Process tid has exited (it may be a zombie, not yet reaped): none of
+ * its calls is running, and no call waits for them any more. */
+void tg_txn_gone(struct tg_txn *t, pid_t tid);
+
 /* Instead of the result: tid is the only task of the tree (tg_op.alone),
  * so until it makes another call nothing but the call tg_txn_awaits()
  * named acts on that name, and the name will tell what the call made.

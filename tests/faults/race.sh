@@ -78,4 +78,22 @@ assert_eq "committed: exit" 0 "$rc"
 "$TG_TREEHASH" "$ws" >"$T/hash.after"
 python3 "$TXGUARD_SOURCE_DIR/tests/journal/summary_check.py" "$T/hash.before" "$T/hash.after" "$T/r.json" >"$T/why" ||
 	fail "committed: the report disagrees with the tree: $(head -5 "$T/why")"
-echo "ok: calls of two tasks on one name, $pairs pairs each: restored exactly, reported as they ran"
+# A call that waits for one that cannot return until the waiter runs: B
+# opens a FIFO for writing (O_CREAT of an existing name: awaited), which
+# blocks until a reader opens it; A's O_RDWR open of it is that reader.
+# A's wait ends at its bound (50 ms), never in a hang.
+fresh_ws
+mkfifo "$ws/fifo"
+cat >"$T/fifo.py" <<'EOF'
+import os, time
+if os.fork() == 0:
+    os.close(os.open("fifo", os.O_WRONLY | os.O_CREAT))
+    os._exit(0)
+time.sleep(0.2)  # B is in its open by now
+os.close(os.open("fifo", os.O_RDWR))
+os.wait()
+EOF
+rc=$(cd "$ws" && code timeout -s KILL 30 "$TXGUARD" -q --no-default-policy -p "$T/policy.yaml" -w "$ws" --state-dir "$st" \
+	-- python3 "$T/fifo.py" 2>"$T/err")
+assert_eq "fifo: exit (137: a hang, killed)" 0 "$rc"
+echo "ok: calls of two tasks on one name, $pairs pairs each: restored exactly, reported as they ran; a wait ends"

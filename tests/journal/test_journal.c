@@ -1427,6 +1427,27 @@ Test(journal, call_on_a_name_waits_for_another_tasks_running_call)
 	cr_assert_str_eq(m, "mover");
 }
 
+/* B is gone (a zombie its waiting parent cannot reap is still there for
+ * kill(2)): its kept calls hold nobody back. */
+Test(journal, calls_of_a_task_gone_hold_nobody_back)
+{
+	pid_t a = getpid(), b = getppid();
+	put("f0", "original");
+	open_txn();
+	struct tg_op op = { .kind = TG_OP_OPEN, .flags = O_WRONLY | O_CREAT, .writes = true, .pid = a,
+	                    .path = P("f0") };
+	cr_assert_eq(before_by(b, TG_OP_UNLINK, "f0", NULL, 0), 0);
+	cr_assert(tg_txn_must_wait(t, &op), "B's unlink of f0 is kept");
+	tg_txn_gone(t, b);
+	cr_assert_not(tg_txn_must_wait(t, &op), "B gone: nobody waits for its unlink");
+	cr_assert_eq(before_by(b, TG_OP_OPEN, "new", NULL, O_WRONLY | O_CREAT), 0);
+	op.path = P("new");
+	cr_assert(tg_txn_must_wait(t, &op), "B's creation of new is kept");
+	tg_txn_gone(t, b);
+	cr_assert_not(tg_txn_must_wait(t, &op), "nor for its creation");
+	rollback();
+}
+
 /* Not alone only because a shell waits for it (bash -c 'rm -rf d'): a task
  * whose calls no other task's come between pays no result stop for them. */
 Test(journal, removal_of_a_task_taking_no_turns_is_not_watched)
