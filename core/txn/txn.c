@@ -69,8 +69,9 @@ struct pending {
 	                          * on one name") */
 };
 
-/* A removal or move of a task that is not alone, journaled and waiting
- * for its result (see "failed calls"). */
+/* A removal or move of a task that is not alone, journaled, until it has
+ * surely returned: its result, awaited while tasks take turns (see "failed
+ * calls"), or its thread's next call or end (see "calls on one name"). */
 struct voidable {
 	pid_t tid;
 	uint64_t first, last;    /* its records (first > last: none) */
@@ -850,24 +851,36 @@ static void note_turn(struct tg_txn *t, pid_t tid)
 	t->last_tid = tid;
 }
 
+static bool removes_or_moves(const struct tg_op *op)
+{
+	return op->kind == TG_OP_UNLINK || op->kind == TG_OP_RMDIR || op->kind == TG_OP_RENAME;
+}
+
 static bool may_fail_unseen(const struct tg_txn *t, const struct tg_op *op)
 {
-	return (op->kind == TG_OP_UNLINK || op->kind == TG_OP_RMDIR || op->kind == TG_OP_RENAME) && !t->alone &&
+	return removes_or_moves(op) && !t->alone &&
 	       t->company_until && tg_now_ns() < t->company_until;
+}
+
+static void vw_drop(struct tg_txn *t, size_t i)
+{
+	vw_free(&t->vw[i]);
+	t->vw[i] = t->vw[--t->nvw];
 }
 
 static int void_watch(struct tg_txn *t, const struct tg_op *op, uint64_t first, uint64_t last, bool watched)
 {
 	/* An unwatched call's thread may never call again (it exited): past
 	 * TG_WAIT_NS nothing waits for it, so it goes. */
-	if (t->nvw >= 64 && !(t->nvw & 63))
+	if (t->nvw >= 64 && !(t->nvw & 63)) {
+		uint64_t now = tg_now_ns();
 		for (size_t i = 0; i < t->nvw;) {
-			if (!t->vw[i].watched && tg_now_ns() - t->vw[i].at >= TG_WAIT_NS) {
-				vw_free(&t->vw[i]);
-				t->vw[i] = t->vw[--t->nvw];
-			} else
+			if (!t->vw[i].watched && now - t->vw[i].at >= TG_WAIT_NS)
+				vw_drop(t, i);
+			else
 				i++;
 		}
+	}
 	struct voidable *nv = tg_grow(t->vw, t->nvw, &t->capvw, sizeof(*nv), 8);
 	if (!nv)
 		return -ENOMEM;
@@ -894,8 +907,7 @@ static int void_settle(struct tg_txn *t, pid_t tid, bool failed)
 		}
 		if (failed && !e && t->vw[i].first <= t->vw[i].last)
 			e = tg_journal_void(t->j, t->vw[i].first, t->vw[i].last);
-		vw_free(&t->vw[i]);
-		t->vw[i] = t->vw[--t->nvw];
+		vw_drop(t, i);
 	}
 	return e;
 }
@@ -917,16 +929,15 @@ bool tg_txn_awaits(const struct tg_txn *t, pid_t tid)
  * after the stop. Another task's call on the same name that was journaled
  * just before and may still be running (a removal or move of a task with
  * company, a creation awaiting its result) may change what the name holds
- * in between: task
- * A's `rm x` journaled while x held the original, then B's `mv y x` ran,
- * then A's unlink removed y's file, which nothing had saved, and a rollback
- * lost it (tests/faults/race.sh: 8 to 23 files of 500 such pairs). So a
+ * in between: task A's `rm x` journaled while x held the original, then
+ * B's `mv y x` ran, then A's unlink removed y's file, which nothing had
+ * saved, and a rollback lost it (tests/faults/race.sh: 8 to 23 files of
+ * 500 such pairs). So a
  * call that names what another task's running call names, or lies below it
  * or above it, waits at its stop until that call has returned (its result,
  * or its thread's next call), then is journaled for what it meets. A call
  * waits TG_WAIT_NS at most for one that does not return (blocked, or its
  * thread busy elsewhere); a thread gone waits for nothing. */
-
 
 /* a and b are one name, or one lies below the other. */
 static bool names_meet(const char *a, const char *b)
@@ -1140,6 +1151,16 @@ static int pend_room(struct tg_txn *t)
 	return 0;
 }
 
+/* Append p, at rel, to the pendings (room made by pend_room). */
+static int pend_push(struct tg_txn *t, struct pending *p, const char *rel)
+{
+	p->at = t->alone ? 0 : tg_now_ns();
+	if (!(p->rel = tg_strdup(rel)))
+		return -ENOMEM;
+	t->pend[t->npend++] = *p;
+	return 0;
+}
+
 /* by_fd: an O_CREAT open; else a mkdir, symlink or mknod of a name that
  * exists, which fails unless another task removes the name before the
  * call runs. */
@@ -1149,12 +1170,7 @@ static int watch_create(struct tg_txn *t, const char *rel, const struct stat *st
 		return -ENOMEM;
 	struct pending p = { .tid = t->tid, .watch = true, .await = true, .by_fd = by_fd,
 	                     .dev = st->st_dev, .ino = st->st_ino };
-	p.at = t->alone ? 0 : tg_now_ns();
-	p.rel = tg_strdup(rel);
-	if (!p.rel)
-		return -ENOMEM;
-	t->pend[t->npend++] = p;
-	return 0;
+	return pend_push(t, &p, rel);
 }
 
 /* by_fd: the call is an open (its result is an fd on what it made);
@@ -1182,12 +1198,7 @@ static int save_created_as(struct tg_txn *t, const char *rel, bool link, bool by
 		if (t->alone && by_fd && !link)
 			return quiet_add(t, rel);
 	}
-	p.at = t->alone ? 0 : tg_now_ns();
-	p.rel = tg_strdup(rel);
-	if (!p.rel)
-		return -ENOMEM;
-	t->pend[t->npend++] = p;
-	return 0;
+	return pend_push(t, &p, rel);
 }
 
 static int save_created(struct tg_txn *t, const char *rel, bool link, bool by_fd)
@@ -1666,7 +1677,7 @@ static int before_op(struct tg_txn *t, const struct tg_op *op)
 	/* Every removal or move of a task with company is known while it may
 	 * run (tg_txn_must_wait); its result is awaited while tasks take
 	 * turns. */
-	if (!e && !t->alone && (op->kind == TG_OP_UNLINK || op->kind == TG_OP_RMDIR || op->kind == TG_OP_RENAME))
+	if (!e && !t->alone && removes_or_moves(op))
 		e = void_watch(t, op, first, tg_journal_last_seq(t->j), may_fail_unseen(t, op));
 	return e;
 }
@@ -1698,10 +1709,8 @@ static int journal_op_met(struct tg_txn *t, const struct tg_op *op, const char *
 	size_t npend = t->npend;
 	int e = journal_op(t, op, rel);
 	for (int i = 1; i < TG_RACE_TRIES && may_have_lost_race(op, e); i++) {
-		while (t->npend > npend) {
-			free(t->pend[t->npend - 1].rel);
-			t->npend--;
-		}
+		while (t->npend > npend)
+			pend_drop(t, t->npend - 1);
 		tg_fs_dircache_clear(&t->dc);
 		e = journal_op(t, op, rel);
 	}
