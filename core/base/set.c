@@ -83,10 +83,16 @@ void tg_strset_clear(struct tg_strset *s)
  * One table for the set and the map: entries of `stride` words, dev and
  * ino first (the map's value after them); ino 0 marks an empty one. */
 
-static size_t id_slot(const uint64_t *k, size_t stride, size_t cap, uint64_t dev, uint64_t ino)
+/* Where the probe for (dev, ino) starts. */
+static size_t id_home(size_t cap, uint64_t dev, uint64_t ino)
 {
 	uint64_t h = (ino * 0x9e3779b97f4a7c15ull) ^ (dev * 0xc2b2ae3d27d4eb4full);
-	size_t i = (size_t)(h >> 17) & (cap - 1);
+	return (size_t)(h >> 17) & (cap - 1);
+}
+
+static size_t id_slot(const uint64_t *k, size_t stride, size_t cap, uint64_t dev, uint64_t ino)
+{
+	size_t i = id_home(cap, dev, ino);
 	while (k[stride * i + 1] && (k[stride * i] != dev || k[stride * i + 1] != ino))
 		i = (i + 1) & (cap - 1);
 	return i;
@@ -144,6 +150,35 @@ int tg_idset_add(struct tg_idset *s, uint64_t dev, uint64_t ino)
 bool tg_idset_has(const struct tg_idset *s, uint64_t dev, uint64_t ino)
 {
 	return ino && s->cap && s->k[2 * id_slot(s->k, 2, s->cap, dev, ino) + 1];
+}
+
+/* Empty slot i of a full one by backward shift: each later entry of the
+ * run of full slots that follows moves into the hole when its probe starts
+ * at the hole or before it (cyclically), so that every entry stays
+ * reachable from its home without tombstones. */
+static void id_erase(uint64_t *k, size_t stride, size_t cap, size_t i)
+{
+	size_t hole = i;
+	for (size_t j = (i + 1) & (cap - 1); k[stride * j + 1]; j = (j + 1) & (cap - 1)) {
+		size_t home = id_home(cap, k[stride * j], k[stride * j + 1]);
+		if (((j - home) & (cap - 1)) >= ((j - hole) & (cap - 1))) {
+			memcpy(&k[stride * hole], &k[stride * j], stride * sizeof(*k));
+			hole = j;
+		}
+	}
+	memset(&k[stride * hole], 0, stride * sizeof(*k));
+}
+
+int tg_idset_del(struct tg_idset *s, uint64_t dev, uint64_t ino)
+{
+	if (!ino || !s->cap)
+		return 0;
+	size_t i = id_slot(s->k, 2, s->cap, dev, ino);
+	if (!s->k[2 * i + 1])
+		return 0;
+	id_erase(s->k, 2, s->cap, i);
+	s->n--;
+	return 1;
 }
 
 int tg_idmap_put(struct tg_idmap *m, uint64_t dev, uint64_t ino, uint64_t value)

@@ -4,8 +4,8 @@
  * half full: a lookup is a hash and a probe or two, which matters on the
  * trapped-call path (txn.c asks on every capture whether an inode was seen).
  * Zero-initialise a set; *_clear frees it and leaves it empty and usable.
- * No removal: every user only ever adds, and a table without tombstones
- * stays simple.
+ * Only an identity set removes entries (tg_idset_del: a backward shift, no
+ * tombstones); the others only ever add.
  */
 #pragma once
 
@@ -36,6 +36,8 @@ struct tg_idset {
 /* 1 when added, 0 when there already (or ino 0), -ENOMEM. */
 int tg_idset_add(struct tg_idset *s, uint64_t dev, uint64_t ino);
 bool tg_idset_has(const struct tg_idset *s, uint64_t dev, uint64_t ino);
+/* 1 when (dev, ino) was in the set and is no more, 0 when it was not. */
+int tg_idset_del(struct tg_idset *s, uint64_t dev, uint64_t ino);
 void tg_idset_clear(struct tg_idset *s);
 
 /* A map from filesystem identities to a number (an index, say): the same

@@ -124,6 +124,54 @@ Test(idset, grows_past_many_entries)
 	tg_idset_clear(&s);
 }
 
+/* Removal against a plain array, as a property: random adds, removals and
+ * lookups over a few keys (so that probe runs meet, wrap round the end of
+ * the table and are cut by removals), every key looked up after each step. */
+Test(idset, removal_keeps_every_other_entry_reachable)
+{
+	enum { KEYS = 48, STEPS = 4000 };
+	for (unsigned seed = 1; seed <= 40; seed++) {
+		srandom(seed);
+		struct tg_idset s = { 0 };
+		bool in[2][KEYS + 1] = { { false } };
+		size_t n = 0;
+		for (int step = 0; step < STEPS; step++) {
+			uint64_t dev = 2049 + (uint64_t)(random() % 2), ino = 1 + (uint64_t)(random() % KEYS);
+			bool *was = &in[dev - 2049][ino];
+			if (random() % 2) {
+				cr_assert_eq(tg_idset_add(&s, dev, ino), !*was, "seed %u step %d: add", seed, step);
+				n += !*was;
+				*was = true;
+			} else {
+				cr_assert_eq(tg_idset_del(&s, dev, ino), *was, "seed %u step %d: del", seed, step);
+				n -= *was;
+				*was = false;
+			}
+			cr_assert_eq(s.n, n, "seed %u step %d: count", seed, step);
+			for (uint64_t d = 0; d < 2; d++)
+				for (uint64_t i = 1; i <= KEYS; i++)
+					cr_assert_eq(tg_idset_has(&s, 2049 + d, i), in[d][i], "seed %u step %d: has %llu:%llu",
+					             seed, step, (unsigned long long)(2049 + d), (unsigned long long)i);
+		}
+		tg_idset_clear(&s);
+	}
+}
+
+Test(idset, removal_of_what_is_not_there_changes_nothing)
+{
+	struct tg_idset s = { 0 };
+	cr_assert_eq(tg_idset_del(&s, 2049, 12), 0, "an empty set");
+	cr_assert_eq(tg_idset_add(&s, 2049, 12), 1);
+	cr_assert_eq(tg_idset_del(&s, 2049, 13), 0);
+	cr_assert_eq(tg_idset_del(&s, 2049, 0), 0, "inode 0 names nothing");
+	cr_assert_eq(s.n, 1);
+	cr_assert_eq(tg_idset_del(&s, 2049, 12), 1);
+	cr_assert_eq(tg_idset_del(&s, 2049, 12), 0, "removed once");
+	cr_assert(!tg_idset_has(&s, 2049, 12));
+	cr_assert_eq(tg_idset_add(&s, 2049, 12), 1, "and added again");
+	tg_idset_clear(&s);
+}
+
 /* The growth every array of the journal and the txn uses: one element at
  * a time, the room doubles, and what was stored stays. */
 Test(grow, keeps_elements_and_doubles_the_room)
