@@ -97,6 +97,8 @@ struct tg_txn {
 	struct tg_idset meta;    /* metadata already saved */
 	struct tg_idset meta_said; /* ... in a record of its own, not as a parent's */
 	struct tg_idset born;    /* created by this transaction: nothing to save */
+	struct tg_idset unborn;  /* ... and its last name removed since: the
+	                          * number may be a new object's (born_add) */
 	struct tg_strset vacated; /* names a restore must be able to put back, as
 	                          * "dev:ino/leaf" of their directory: the
 	                          * directory may move (and keep its entries) */
@@ -438,6 +440,7 @@ void tg_txn_free(struct tg_txn *t)
 	tg_idset_clear(&t->meta);
 	tg_idset_clear(&t->meta_said);
 	tg_idset_clear(&t->born);
+	tg_idset_clear(&t->unborn);
 	tg_idset_clear(&t->pinned);
 	tg_idset_clear(&t->removed);
 	tg_idset_clear(&t->moved);
@@ -671,6 +674,42 @@ static char *name_of_fd(struct tg_txn *t, pid_t tid, long fd)
 	return rel && !tg_txn_is_private(t, text) ? tg_strdup(rel) : NULL;
 }
 
+/* ---- numbers used twice ----
+ *
+ * `born` keeps the identities of what the run made. When the run removes
+ * the last name of such an object, the call frees its inode number once it
+ * has run, and the filesystem may give that number to the next new file
+ * (ext4 gives it to the next file of the directory). Every new object the
+ * run makes joins `born` when it is known (born_add), and that is all the
+ * set's other readers need to be right. One reader asks more: a creation
+ * that met an existing name (settle_made's watch) takes an object already
+ * in `born` for another call's creation, which has a record of its own. A
+ * new file under a freed number would then be on no record: the summary
+ * left it out, and a rollback failed at its name (seed 1029 of the
+ * concurrent summary mode). So such a removal marks the identity `unborn`
+ * (born_loses_last_name) until a new object of the run takes the number,
+ * and the watch records an unborn one. A removal that fails leaves an
+ * object marked that is still the run's earlier creation; a watch that
+ * then finds it records it once more, where it is now, and the restore
+ * removes it there, as the run's. */
+
+static int born_add(struct tg_txn *t, uint64_t dev, uint64_t ino)
+{
+	int e = idset_add(&t->born, dev, ino);
+	if (!e && t->unborn.n)
+		(void)tg_idset_del(&t->unborn, dev, ino);
+	return e;
+}
+
+/* st, which the run made, is about to lose a name. A directory has one;
+ * a file kept alive by the journal (pinned) loses nothing. */
+static int born_loses_last_name(struct tg_txn *t, const struct stat *st)
+{
+	if ((!S_ISDIR(st->st_mode) && st->st_nlink > 1) || !idset_has(&t->born, st))
+		return 0;
+	return idset_add(&t->unborn, st->st_dev, st->st_ino);
+}
+
 /* The outcome of pending creation p: st (and sx) is what its call made or
  * opened, NULL when it made nothing; where: the object's name now (NULL:
  * it has none in the workspace). by_name: st is what the name holds, not
@@ -684,9 +723,9 @@ static int settle_made(struct tg_txn *t, const struct pending *p, const struct s
 		 * it has now; its seq is later than any removal of the old object
 		 * or move of the new one, so a restore removes it first. */
 		if (!st || ((uint64_t)st->st_dev == p->dev && (uint64_t)st->st_ino == p->ino) ||
-		    idset_has(&t->born, st) || !made_in_run(t, st, sx, by_name))
+		    (idset_has(&t->born, st) && !idset_has(&t->unborn, st)) || !made_in_run(t, st, sx, by_name))
 			return 0; /* what was there, another call's creation, or an original moved here */
-		e = idset_add(&t->born, st->st_dev, st->st_ino);
+		e = born_add(t, st->st_dev, st->st_ino);
 		if (!e && where && st->st_nlink > 0)
 			e = tg_journal_created(t->j, where);
 		if (!e && where && st->st_nlink > 0)
@@ -702,7 +741,7 @@ static int settle_made(struct tg_txn *t, const struct pending *p, const struct s
 	if (!st || (p->moved_in && !moved) || (!p->link && !moved && !made_in_run(t, st, sx, by_name)))
 		return p->seq ? tg_journal_born(t->j, p->seq, 0, 0) : 0;
 	if (!p->link)
-		e = idset_add(&t->born, st->st_dev, st->st_ino);
+		e = born_add(t, st->st_dev, st->st_ino);
 	if (!e && p->seq)
 		e = tg_journal_born(t->j, p->seq, st->st_dev, st->st_ino);
 	return e;
@@ -767,7 +806,7 @@ static int settle_quiet(struct tg_txn *t)
 		struct statx sx;
 		e = tg_journal_lstatx_cached(t->j, dc, t->quiet[i], &st, &sx);
 		if (e == 0 && made_in_run(t, &st, &sx, false))
-			e = idset_add(&t->born, st.st_dev, st.st_ino);
+			e = born_add(t, st.st_dev, st.st_ino);
 		else if (e == -ENOENT)
 			e = 0;
 	}
@@ -1242,16 +1281,18 @@ static bool fresh_at(struct tg_txn *t, const char *rel, const struct stat *st)
 static int save_removal(struct tg_txn *t, const char *rel, const struct stat *st)
 {
 	if (!S_ISDIR(st->st_mode) && !idset_has(&t->born, st) && fresh_at(t, rel, st)) {
-		int e = idset_add(&t->born, st->st_dev, st->st_ino);
+		int e = born_add(t, st->st_dev, st->st_ino);
 		if (e < 0)
 			return e;
 	}
 	bool born = !S_ISDIR(st->st_mode) && idset_has(&t->born, st);
 	if (born && !idset_has(&t->pinned, st))
-		return 0;
+		return born_loses_last_name(t, st);
 	int e = tg_journal_remove(t->j, t->in_op ? &t->dc : NULL, rel, st, born);
 	if (!e && !born && !S_ISDIR(st->st_mode))
 		e = idset_add(&t->removed, st->st_dev, st->st_ino);
+	if (!e && S_ISDIR(st->st_mode))
+		e = born_loses_last_name(t, st);
 	return e ? e : vacate(t, rel);
 }
 
