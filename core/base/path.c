@@ -654,6 +654,25 @@ static int splice_link(char **rest, const char *text, const char *remaining)
 	return 0;
 }
 
+/* The symlinks the resolutions followed while the tracer notes them
+ * (tg_path_note_links). Per thread of txguard. */
+static __thread struct {
+	bool on;
+	char **v;
+} noted;
+
+void tg_path_note_links(bool on)
+{
+	tg_strv_free(noted.v);
+	noted.v = NULL;
+	noted.on = on;
+}
+
+char **tg_path_take_links(void)
+{
+	return steal_pointer(&noted.v);
+}
+
 /* Follow the symlink res/name[n]; *rest becomes what is left to walk. On a
  * non-path magic link as the last component, *final gets its text. */
 static int follow_link(struct walk *w, struct sbuf *res, const char *hpath, char **rest,
@@ -666,6 +685,8 @@ static int follow_link(struct walk *w, struct sbuf *res, const char *hpath, char
 	if (r < 0)
 		return r;
 	bool magic = strlen(hpath) < PATH_MAX && is_magic_link(hpath);
+	if (noted.on && !magic && (r = tg_strv_push(&noted.v, hpath)) < 0)
+		return r;
 	if (magic && text[0] != '/' && strchr(text, ':')) {
 		/* "pipe:[..]", "socket:[..]", "anon_inode:[..]": not a path.
 		 * (Plain procfs links like "mounts" -> "self/mounts" are
@@ -1088,7 +1109,7 @@ int tg_path_resolve(pid_t pid, int dirfd, const char *path, bool follow, bool em
 		if (!full)
 			return -ENOMEM;
 		r = resolve_plain(&full, follow, out);
-		if (r == 1 && pid == self_pid())
+		if (r == 1 && pid == self_pid() && !noted.on) /* the walk notes links */
 			r = resolve_own(full, follow, out);
 		if (r <= 0)
 			return r;

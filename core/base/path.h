@@ -94,6 +94,16 @@ void tg_path_keep_under(const char *dir);
 struct stat;
 int tg_path_take_parent(const char *path, size_t len, int *leaf_err, struct stat *leaf_st);
 
+/* While on, every symlink a resolution follows (not /proc's magic links)
+ * is noted, by its own absolute path in our view: the names a call goes
+ * through besides the ones it acts on, which another task may change
+ * before the call runs (the tracer notes them for a stop; on or off drops
+ * what was noted and not taken). */
+void tg_path_note_links(bool on);
+/* What was noted since, as a NULL-terminated vector (tg_strv_free), now
+ * the caller's; NULL when no symlink was followed. */
+char **tg_path_take_links(void);
+
 /* Tests only: true makes tg_path_resolve always walk component by component
  * (its fast path proves "no symlink on the way" with one openat2 call), so
  * that a test can compare the two answers. */

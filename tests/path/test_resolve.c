@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "base/path.h"
+#include "base/util.h"
 
 static char tmp[PATH_MAX];
 
@@ -121,6 +122,46 @@ Test(resolve, chains)
 	/* A link whose text is a relative path with components. */
 	lnk("../f", "real/sub/up");
 	expect_rel("c1/sub/up", true, "real/f");
+}
+
+/* The links noted are the ones followed, each by its own name, in the
+ * order the walk met them: the names a call goes through. */
+static void expect_noted(const char *path, bool follow, const char *const *want_rel)
+{
+	tg_path_note_links(true);
+	char *got = NULL;
+	cr_assert_eq(tg_path_resolve(getpid(), AT_FDCWD, path, follow, false, &got), 0, "resolve(%s)", path);
+	free(got);
+	char **v = tg_path_take_links();
+	tg_path_note_links(false);
+	size_t n = 0;
+	for (; want_rel[n]; n++) {
+		char want[PATH_MAX * 2];
+		snprintf(want, sizeof(want), "%s/%s", tmp, want_rel[n]);
+		cr_assert(v && v[n], "resolve(%s): link %zu (%s) not noted", path, n, want_rel[n]);
+		cr_expect_str_eq(v[n], want, "resolve(%s): link %zu", path, n);
+	}
+	cr_expect(!v || !v[n], "resolve(%s): more links noted than %zu (%s)", path, n, v && v[n] ? v[n] : "");
+	tg_strv_free(v);
+}
+
+Test(resolve, links_followed_are_noted)
+{
+	lnk("real", "c3");
+	lnk("c3", "c2");
+	lnk("./c2/", "c1");
+	lnk("real/f", "lf");
+	lnk("gone", "dang");
+	expect_noted("real/f", true, (const char *const[]){ NULL });
+	expect_noted("c1/f", false, (const char *const[]){ "c1", "c2", "c3", NULL });
+	expect_noted("lf", true, (const char *const[]){ "lf", NULL });
+	expect_noted("lf", false, (const char *const[]){ NULL });
+	expect_noted("dang", true, (const char *const[]){ "dang", NULL });
+	/* Nothing is noted while off, nor kept for later. */
+	char *got = NULL;
+	cr_assert_eq(tg_path_resolve(getpid(), AT_FDCWD, "c1/f", false, false, &got), 0);
+	free(got);
+	cr_assert_null(tg_path_take_links());
 }
 
 Test(resolve, dotdot_after_symlink_is_physical)
