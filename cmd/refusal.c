@@ -119,6 +119,7 @@ static int op_copy(struct tg_op *dst, const struct tg_op *src)
 	dst->path = dst->path2 = dst->target = dst->xattr_name = NULL;
 	dst->argv = NULL;
 	dst->argc = 0;
+	dst->via = NULL;
 	if ((src->path && !(dst->path = tg_strdup(src->path))) ||
 	    (src->path2 && !(dst->path2 = tg_strdup(src->path2)))) {
 		tg_op_clear(dst);

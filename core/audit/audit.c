@@ -611,6 +611,7 @@ static int op_copy(struct tg_op *dst, const struct tg_op *src)
 	*dst = *src;
 	dst->path = dst->path2 = dst->target = dst->xattr_name = NULL;
 	dst->argv = NULL;
+	dst->via = NULL; /* the decision's names are path and path2 */
 	if ((src->path && !(dst->path = tg_strdup(src->path))) ||
 	    (src->path2 && !(dst->path2 = tg_strdup(src->path2))) ||
 	    (src->target && !(dst->target = tg_strdup(src->target))) ||

@@ -81,6 +81,10 @@ struct tg_op {
 	char *path2;
 	bool follow;
 	bool follow2;
+	/* The symlinks followed to resolve path and path2, absolute, in the
+	 * same view, NULL-terminated (tg_strv_free); NULL when none: the
+	 * call goes through their names too. Set by the tracer. */
+	char **via;
 	char *target;            /* symlink text (TG_OP_SYMLINK) */
 	char *xattr_name;        /* TG_OP_XATTR */
 

@@ -414,6 +414,7 @@ void tg_op_clear(struct tg_op *op)
 	free(op->target);
 	free(op->xattr_name);
 	free(op->argv); /* packed: tg_strv_pack */
+	tg_strv_free(op->via);
 	memset(op, 0, sizeof(*op));
 }
 

@@ -996,7 +996,10 @@ static void seccomp_stop(struct tracer *t, pid_t pid, bool again)
 	const char *cwd = root_ours ? cwd_known(t, k) : NULL;
 	tg_path_vouch_cwd(root_ours ? pid : 0, cwd);
 	tg_path_keep_parent(true);
+	tg_path_note_links(true);
 	int r = tg_decode_full(pid, (long)info.seccomp.nr, info.seccomp.args, &op, &raw);
+	op.via = tg_path_take_links();
+	tg_path_note_links(false);
 	if (cwd_mover(&op))
 		cwd_call_begin(t, k);
 	op.alone = t->ntasks == 1;

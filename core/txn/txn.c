@@ -67,6 +67,8 @@ struct pending {
 	uint64_t dev, ino;       /* watch: what the name held; moved_in: what arrives */
 	uint64_t at;             /* when it was journaled (await only: see "calls
 	                          * on one name") */
+	char **via;              /* the symlinks its path went through (names in
+	                          * the workspace; NULL: none) */
 };
 
 /* A removal or move of a task that is not alone, journaled, until it has
@@ -76,15 +78,21 @@ struct voidable {
 	pid_t tid;
 	uint64_t first, last;    /* its records (first > last: none) */
 	uint64_t at;             /* when it was journaled */
-	char *name[2];           /* the names it removes or moves (NULL: none) */
+	char **names;            /* the names it removes or moves, and the
+	                          * symlinks its paths went through (NULL: none) */
 	bool watched;            /* its result is awaited (else: its thread's
 	                          * next call or end tells it has returned) */
 };
 
+static void pend_free(struct pending *p)
+{
+	free(p->rel);
+	tg_strv_free(p->via);
+}
+
 static void vw_free(struct voidable *v)
 {
-	free(v->name[0]);
-	free(v->name[1]);
+	tg_strv_free(v->names);
 }
 
 struct tg_txn {
@@ -116,6 +124,7 @@ struct tg_txn {
 	pid_t last_tid;          /* the task of the last call journaled */
 	uint64_t company_until;  /* tg_now_ns() until which tasks take turns */
 	pid_t tid;               /* the thread whose call is being journaled */
+	char *const *via;        /* ... the symlinks its paths went through (op->via) */
 	bool alone;              /* ... and it is the tree's only task (tg_op.alone) */
 	bool ending;             /* tg_txn_end: nothing runs any more */
 	bool finished;
@@ -446,7 +455,7 @@ void tg_txn_free(struct tg_txn *t)
 	tg_idset_clear(&t->moved);
 	tg_strset_clear(&t->vacated);
 	for (size_t i = 0; i < t->npend; i++)
-		free(t->pend[i].rel);
+		pend_free(&t->pend[i]);
 	free(t->pend);
 	quiet_drop(t);
 	free(t->quiet);
@@ -583,6 +592,23 @@ bool tg_txn_is_private(const struct tg_txn *t, const char *path)
 static const char *rel_of(const struct tg_txn *t, const char *abs)
 {
 	return tg_path_below(abs, t->workspace);
+}
+
+/* Append abs's name in the workspace to the vector *v (nothing when it
+ * lies outside, or is NULL). */
+static int push_rel(const struct tg_txn *t, char ***v, const char *abs)
+{
+	const char *rel = rel_of(t, abs);
+	return rel && tg_strv_push(v, rel) < 0 ? -ENOMEM : 0;
+}
+
+/* The same for each of abs (NULL-terminated; NULL: none). */
+static int push_rels(const struct tg_txn *t, char ***v, char *const *abs)
+{
+	for (size_t i = 0; abs && abs[i]; i++)
+		if (push_rel(t, v, abs[i]) < 0)
+			return -ENOMEM;
+	return 0;
 }
 
 /* The journal captured it, saw it moved or removed: an original — or a
@@ -749,7 +775,7 @@ static int settle_made(struct tg_txn *t, const struct pending *p, const struct s
 
 static void pend_drop(struct tg_txn *t, size_t i)
 {
-	free(t->pend[i].rel);
+	pend_free(&t->pend[i]);
 	t->pend[i] = t->pend[--t->npend];
 }
 
@@ -925,8 +951,8 @@ static int void_watch(struct tg_txn *t, const struct tg_op *op, uint64_t first, 
 		return -ENOMEM;
 	t->vw = nv;
 	struct voidable v = { .tid = t->tid, .first = first, .last = last, .at = tg_now_ns(), .watched = watched };
-	const char *rel = rel_of(t, op->path), *rel2 = rel_of(t, op->path2);
-	if ((rel && !(v.name[0] = tg_strdup(rel))) || (rel2 && !(v.name[1] = tg_strdup(rel2)))) {
+	if (push_rel(t, &v.names, op->path) < 0 || push_rel(t, &v.names, op->path2) < 0 ||
+	    push_rels(t, &v.names, op->via) < 0) {
 		vw_free(&v);
 		return -ENOMEM;
 	}
@@ -989,9 +1015,31 @@ static bool names_meet(const char *a, const char *b)
 	return l > 0 && memcmp(a, b, l) == 0 && longer[l] == '/';
 }
 
-static bool meets(const char *const mine[2], const char *name)
+/* The names a call is on: its own two, and the symlinks its paths went
+ * through (absolute; those outside the workspace meet nothing). */
+struct call_names {
+	const char *own[2];
+	char *const *via;
+};
+
+static bool meets(const struct tg_txn *t, const struct call_names *mine, const char *name)
 {
-	return name && ((mine[0] && names_meet(mine[0], name)) || (mine[1] && names_meet(mine[1], name)));
+	if ((mine->own[0] && names_meet(mine->own[0], name)) || (mine->own[1] && names_meet(mine->own[1], name)))
+		return true;
+	for (size_t i = 0; mine->via && mine->via[i]; i++) {
+		const char *rel = rel_of(t, mine->via[i]);
+		if (rel && names_meet(rel, name))
+			return true;
+	}
+	return false;
+}
+
+static bool meets_any(const struct tg_txn *t, const struct call_names *mine, char *const *names)
+{
+	for (size_t i = 0; names && names[i]; i++)
+		if (meets(t, mine, names[i]))
+			return true;
+	return false;
 }
 
 /* Another thread's call on name, journaled at `at`, that may still run. */
@@ -1011,19 +1059,19 @@ bool tg_txn_must_wait(struct tg_txn *t, const struct tg_op *op)
 	(void)void_settle(t, op->pid, false);
 	if (!op->writes || (!t->nvw && !t->npend))
 		return false;
-	const char *mine[2] = { rel_of(t, op->path), rel_of(t, op->path2) };
-	if (!mine[0] && !mine[1])
+	struct call_names mine = { { rel_of(t, op->path), rel_of(t, op->path2) }, op->via };
+	if (!mine.own[0] && !mine.own[1] && !mine.via)
 		return false;
 	uint64_t now = 0;
 	for (size_t i = 0; i < t->nvw; i++) {
 		const struct voidable *v = &t->vw[i];
-		if (v->tid != op->pid && (meets(mine, v->name[0]) || meets(mine, v->name[1])) &&
-		    still_running(v->tid, v->at, &now))
+		if (v->tid != op->pid && meets_any(t, &mine, v->names) && still_running(v->tid, v->at, &now))
 			return true;
 	}
 	for (size_t i = 0; i < t->npend; i++) {
 		const struct pending *p = &t->pend[i];
-		if (p->await && p->at && p->tid != op->pid && meets(mine, p->rel) && still_running(p->tid, p->at, &now))
+		if (p->await && p->at && p->tid != op->pid && (meets(t, &mine, p->rel) || meets_any(t, &mine, p->via)) &&
+		    still_running(p->tid, p->at, &now))
 			return true;
 	}
 	return false;
@@ -1194,8 +1242,10 @@ static int pend_room(struct tg_txn *t)
 static int pend_push(struct tg_txn *t, struct pending *p, const char *rel)
 {
 	p->at = t->alone ? 0 : tg_now_ns();
-	if (!(p->rel = tg_strdup(rel)))
+	if (!(p->rel = tg_strdup(rel)) || (p->at && push_rels(t, &p->via, t->via) < 0)) {
+		pend_free(p);
 		return -ENOMEM;
+	}
 	t->pend[t->npend++] = *p;
 	return 0;
 }
@@ -1650,6 +1700,7 @@ int tg_txn_before(struct tg_txn *t, const struct tg_op *op)
 	tg_journal_hold(t->j);
 	op_begin(t);
 	int e = before_op(t, a ? &copy : op);
+	t->via = NULL; /* op's */
 	op_end(t);
 	int s = tg_journal_release(t->j);
 	return e < 0 ? e : s;
@@ -1699,6 +1750,7 @@ static int before_op(struct tg_txn *t, const struct tg_op *op)
 		return -EPERM;
 	t->tid = op->pid;
 	t->alone = op->alone;
+	t->via = op->via;
 	const char *rel = rel_of(t, op->path);
 	/* First: the earlier creations settled below are most often in the
 	 * same directory (a git checkout's rewrites). */

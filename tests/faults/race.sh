@@ -7,8 +7,9 @@
 # the unlink removed m<i>'s file, which nothing had saved (8 to 23 files
 # lost in 500 pairs), or a rename was refused as a journal failure. Now a
 # call waits at its stop while another task's call on its name may still
-# be running (docs/journal.md, "Calls on one name"). Also: the same race,
-# committed, reported as the tree shows it (summary_check.py).
+# be running (docs/journal.md, "Calls on one name"), a symlink it goes
+# through counting among its names. Also: the same race, committed,
+# reported as the tree shows it (summary_check.py).
 . "$(dirname "$0")/lib.sh"
 require_runs
 command -v python3 >/dev/null || skip "needs python3"
@@ -35,7 +36,7 @@ for i in range(n):
     try:
         if mode == "unlink":
             os.unlink("f%d" % i)
-        elif mode == "write":
+        elif mode in ("write", "linkwrite"):
             with open("f%d" % i, "w") as f:
                 f.write("written %d\n" % i)
         else:
@@ -49,20 +50,31 @@ os.waitpid(child, 0)
 sys.exit(code)
 EOF
 
-fresh_ws() {
+fresh_ws() { # fresh_ws [link]: f<i> a file, or with link a symlink to t<i>, which is not there
 	rm -rf "$ws" "$st"
 	mkdir -p "$ws"
 	i=0
 	while [ $i -lt "$pairs" ]; do
-		echo "original $i" >"$ws/f$i"
+		if [ "${1:-}" = link ]; then
+			ln -s "t$i" "$ws/f$i"
+		else
+			echo "original $i" >"$ws/f$i"
+		fi
 		echo "mover $i" >"$ws/m$i"
 		i=$((i + 1))
 	done
 	manifest "$ws" >"$T/before"
 }
 
-for mode in unlink write rename; do
-	fresh_ws
+# linkwrite: A writes through the symlink f<i> while B's move replaces it.
+# A's open is journaled as a creation of t<i>, where the link leads; run
+# after the move, it truncates m<i>'s file instead, which nothing saved.
+# The symlink's own name is one of the names A's call is on.
+for mode in unlink write rename linkwrite; do
+	case $mode in
+	linkwrite) fresh_ws link ;;
+	*) fresh_ws ;;
+	esac
 	rc=$(cd "$ws" && code tg -w "$ws" --state-dir "$st" -- python3 "$T/race.py" $mode "$pairs" 3 2>"$T/err")
 	assert_eq "$mode: exit (the command's, not the restore's 125)" 3 "$rc"
 	if grep -q "denied" "$T/err"; then fail "$mode: a call was refused: $(head -3 "$T/err")"; fi

@@ -1486,6 +1486,42 @@ Test(journal, call_on_a_name_waits_for_another_tasks_running_call)
 	cr_assert_str_eq(m, "mover");
 }
 
+/* A symlink a call's path went through is one of its names: B's write of
+ * `ln`, a symlink to t, is journaled as a creation of t; A's move onto
+ * ln would make B's call write m's file instead, so A waits for B's call.
+ * And the other way round: B's call waits for A's move. */
+Test(journal, symlink_a_path_went_through_is_one_of_its_names)
+{
+	pid_t a = getppid(), b = getpid(); /* B's result is an fd of ours */
+	put("m", "mover");
+	cr_assert_eq(symlink("t", P("ln")), 0);
+	open_txn();
+	char *via[] = { P("ln"), NULL };
+	struct tg_op open_b = { .kind = TG_OP_OPEN, .flags = O_WRONLY | O_CREAT | O_TRUNC, .writes = true,
+	                        .pid = b, .path = P("t"), .follow = true, .via = via };
+	struct tg_op move_a = { .kind = TG_OP_RENAME, .writes = true, .pid = a, .path = P("m"), .path2 = P("ln") };
+	cr_assert_eq(tg_txn_before(t, &open_b), 0);
+	cr_assert(tg_txn_must_wait(t, &move_a), "A's move onto the symlink B's call goes through waits");
+	int fd = open(P("ln"), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644); /* B's call: makes t */
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(tg_txn_after(t, b, fd), 0);
+	close(fd);
+	cr_assert_not(tg_txn_must_wait(t, &move_a), "B's call returned: A goes on");
+	cr_assert_eq(tg_txn_before(t, &move_a), 0);
+	cr_assert(tg_txn_must_wait(t, &open_b), "B's next call through ln waits for A's move onto ln");
+	open_b.via = NULL;
+	cr_assert_not(tg_txn_must_wait(t, &open_b), "on t alone, it would not");
+	cr_assert_eq(rename(P("m"), P("ln")), 0); /* A's call */
+	rollback();
+	_cleanup_free_ char *m = get("m");
+	cr_assert_str_eq(m, "mover");
+	char text[8] = "";
+	cr_assert_eq(readlink(P("ln"), text, sizeof(text)), 1);
+	cr_assert_eq(text[0], 't');
+	struct stat st;
+	cr_assert_eq(lstat(P("t"), &st), -1, "t, made through ln, is gone");
+}
+
 /* B is gone (a zombie its waiting parent cannot reap is still there for
  * kill(2)): its kept calls hold nobody back. */
 Test(journal, calls_of_a_task_gone_hold_nobody_back)
