@@ -564,6 +564,8 @@ static void on_spawn(void *ud, pid_t parent, pid_t child, bool thread)
 {
 	struct run *r = ud;
 	tg_log_spawn(r->log, parent, child, thread);
+	if (r->txn)
+		tg_txn_returned(r->txn, parent);
 }
 
 /* Its creations are settled as their results would have been: a failure

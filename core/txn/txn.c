@@ -921,10 +921,15 @@ static bool removes_or_moves(const struct tg_op *op)
 	return op->kind == TG_OP_UNLINK || op->kind == TG_OP_RMDIR || op->kind == TG_OP_RENAME;
 }
 
+/* Tasks take turns making calls, and this one is among them. */
+static bool takes_turns(const struct tg_txn *t)
+{
+	return !t->alone && t->company_until && tg_now_ns() < t->company_until;
+}
+
 static bool may_fail_unseen(const struct tg_txn *t, const struct tg_op *op)
 {
-	return removes_or_moves(op) && !t->alone &&
-	       t->company_until && tg_now_ns() < t->company_until;
+	return removes_or_moves(op) && takes_turns(t);
 }
 
 static void vw_drop(struct tg_txn *t, size_t i)
@@ -1075,6 +1080,12 @@ bool tg_txn_must_wait(struct tg_txn *t, const struct tg_op *op)
 			return true;
 	}
 	return false;
+}
+
+void tg_txn_returned(struct tg_txn *t, pid_t tid)
+{
+	if (t)
+		(void)void_settle(t, tid, false);
 }
 
 void tg_txn_gone(struct tg_txn *t, pid_t tid)
@@ -1769,9 +1780,14 @@ static int before_op(struct tg_txn *t, const struct tg_op *op)
 	e = journal_op_met(t, op, rel);
 	/* Every removal or move of a task with company is known while it may
 	 * run (tg_txn_must_wait); its result is awaited while tasks take
-	 * turns. */
+	 * turns. So is every call that changes an object by its name: its
+	 * capture saved what the name holds now, and a move onto the name
+	 * before it runs would make it change an object nothing saved. Its
+	 * failure voids nothing (no records of its own: first > last). */
 	if (!e && !t->alone && removes_or_moves(op))
 		e = void_watch(t, op, first, tg_journal_last_seq(t->j), may_fail_unseen(t, op));
+	else if (!e && !t->alone && rel && changes_object(op))
+		e = void_watch(t, op, 1, 0, takes_turns(t));
 	return e;
 }
 

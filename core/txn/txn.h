@@ -76,6 +76,12 @@ bool tg_txn_must_wait(struct tg_txn *t, const struct tg_op *op);
  * its calls is running, and no call waits for them any more. */
 void tg_txn_gone(struct tg_txn *t, pid_t tid);
 
+/* Thread tid is in a call past its last trapped one (it made a task: the
+ * fork event stops it in the clone): that call has returned, and no call
+ * waits for it any more. A parent that chmods a file and then waits for
+ * the child that writes it holds nobody back. */
+void tg_txn_returned(struct tg_txn *t, pid_t tid);
+
 /* Instead of the result: tid is the only task of the tree (tg_op.alone),
  * so until it makes another call nothing but the call tg_txn_awaits()
  * named acts on that name, and the name will tell what the call made.

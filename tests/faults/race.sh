@@ -39,6 +39,12 @@ for i in range(n):
         elif mode in ("write", "linkwrite"):
             with open("f%d" % i, "w") as f:
                 f.write("written %d\n" % i)
+        elif mode == "trunc":  # a write that creates nothing
+            fd = os.open("f%d" % i, os.O_WRONLY | os.O_TRUNC)
+            os.write(fd, b"written\n")
+            os.close(fd)
+        elif mode == "chmod":
+            os.chmod("f%d" % i, 0o600)
         else:
             os.rename("f%d" % i, "g%d" % i)
     except OSError:
@@ -70,7 +76,7 @@ fresh_ws() { # fresh_ws [link]: f<i> a file, or with link a symlink to t<i>, whi
 # A's open is journaled as a creation of t<i>, where the link leads; run
 # after the move, it truncates m<i>'s file instead, which nothing saved.
 # The symlink's own name is one of the names A's call is on.
-for mode in unlink write rename linkwrite; do
+for mode in unlink write rename linkwrite trunc chmod; do
 	case $mode in
 	linkwrite) fresh_ws link ;;
 	*) fresh_ws ;;

@@ -1522,6 +1522,36 @@ Test(journal, symlink_a_path_went_through_is_one_of_its_names)
 	cr_assert_eq(lstat(P("t"), &st), -1, "t, made through ln, is gone");
 }
 
+/* A call that changes an object by its name is kept too: B's chmod of f0
+ * saved f0's mode, and A's move onto f0 run first would make it change
+ * m's file, which nothing saved. B at a fork event is past that call. */
+Test(journal, call_that_changes_an_object_by_its_name_is_kept)
+{
+	pid_t a = getpid(), b = getppid();
+	put("f0", "original");
+	put("m", "mover");
+	cr_assert_eq(chmod(P("f0"), 0644) | chmod(P("m"), 0644), 0);
+	open_txn();
+	struct tg_op chmod_b = { .kind = TG_OP_CHMOD, .mode = 0600, .writes = true, .pid = b, .path = P("f0") };
+	struct tg_op move_a = { .kind = TG_OP_RENAME, .writes = true, .pid = a, .path = P("m"), .path2 = P("f0") };
+	cr_assert_eq(tg_txn_before(t, &chmod_b), 0);
+	cr_assert(tg_txn_must_wait(t, &move_a), "A's move onto f0 waits for B's chmod");
+	tg_txn_returned(t, b);
+	cr_assert_not(tg_txn_must_wait(t, &move_a), "B made a task: its chmod returned");
+	cr_assert_eq(chmod(P("f0"), 0600), 0); /* B's call */
+	cr_assert_eq(tg_txn_before(t, &move_a), 0);
+	cr_assert_eq(rename(P("m"), P("f0")), 0);
+	rollback();
+	struct stat st;
+	cr_assert_eq(stat(P("f0"), &st), 0);
+	cr_assert_eq(st.st_mode & 07777, 0644);
+	cr_assert_eq(stat(P("m"), &st), 0);
+	cr_assert_eq(st.st_mode & 07777, 0644);
+	_cleanup_free_ char *f0 = get("f0"), *m = get("m");
+	cr_assert_str_eq(f0, "original");
+	cr_assert_str_eq(m, "mover");
+}
+
 /* B is gone (a zombie its waiting parent cannot reap is still there for
  * kill(2)): its kept calls hold nobody back. */
 Test(journal, calls_of_a_task_gone_hold_nobody_back)
