@@ -71,9 +71,10 @@ struct pending {
 	                          * the workspace; NULL: none) */
 };
 
-/* A removal or move of a task that is not alone, journaled, until it has
- * surely returned: its result, awaited while tasks take turns (see "failed
- * calls"), or its thread's next call or end (see "calls on one name"). */
+/* A removal, move or object change of a task that is not alone,
+ * journaled, until it has surely returned: its result, awaited while tasks
+ * take turns (see "failed calls"), or its thread's next call, fork event or
+ * end (see "calls on one name"). */
 struct voidable {
 	pid_t tid;
 	uint64_t first, last;    /* its records (first > last: none) */
@@ -711,8 +712,9 @@ static char *name_of_fd(struct tg_txn *t, pid_t tid, long fd)
  * that met an existing name (settle_made's watch) takes an object already
  * in `born` for another call's creation, which has a record of its own. A
  * new file under a freed number would then be on no record: the summary
- * left it out, and a rollback failed at its name (seed 1029 of the
- * concurrent summary mode). So such a removal marks the identity `unborn`
+ * left it out, and a rollback failed at its name
+ * (new_file_under_the_number_of_a_removed_creation in the journal's unit
+ * tests). So such a removal marks the identity `unborn`
  * (born_loses_last_name) until a new object of the run takes the number,
  * and the watch records an unborn one. A removal that fails leaves an
  * object marked that is still the run's earlier creation; a watch that
@@ -727,8 +729,9 @@ static int born_add(struct tg_txn *t, uint64_t dev, uint64_t ino)
 	return e;
 }
 
-/* st, which the run made, is about to lose a name. A directory has one;
- * a file kept alive by the journal (pinned) loses nothing. */
+/* st, which the run made, is about to lose a name: its last, if it is a
+ * directory or a file of one link. (A file the journal keeps alive for an
+ * exchange's undo, pinned, is stashed instead: its number stays taken.) */
 static int born_loses_last_name(struct tg_txn *t, const struct stat *st)
 {
 	if ((!S_ISDIR(st->st_mode) && st->st_nlink > 1) || !idset_has(&t->born, st))

@@ -1347,7 +1347,7 @@ Test(journal, capture_journaled_before_a_move_ran_follows_the_file)
  * once its object is known, and the number was taken for the run's earlier
  * creation, which has a record: none was written. The summary left the new
  * file out, and the rollback failed, the original unable to come back to
- * its taken name (seed 1029 of the concurrent summary mode). */
+ * its taken name. */
 Test(journal, new_file_under_the_number_of_a_removed_creation)
 {
 	pid_t a = getppid(), b = getpid(); /* results are fds of ours */
