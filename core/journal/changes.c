@@ -21,7 +21,8 @@ struct tg_change_ev {
 	bool swap;       /* a rename with RENAME_EXCHANGE */
 	bool dir;        /* EV_GONE of a directory (an rmdir, which may fail) */
 	bool one_link;   /* the record's object had one name (meta.nlink == 1) */
-	uint64_t dev, ino; /* the record's object: CONTENT, META, MOVED_OUT */
+	uint64_t dev, ino; /* the record's object: CONTENT, META, MOVED_OUT; a
+	                    * link's CREATED: what it named (its BORN) */
 };
 
 void tg_changes_clear(struct tg_changes *c)
@@ -115,7 +116,14 @@ int tg_change_events_add(void *events, const struct tg_jrec *r)
 {
 	struct tg_change_events *s = events;
 	switch (r->kind) {
-	case TG_JREC_CREATED: return ev_push(s, r->path, r->seq, EV_CREATED, NULL);
+	case TG_JREC_CREATED: {
+		/* path2: a link's source, the object whose change a change made
+		 * through the new name is (its BORN tells the object). */
+		int e = ev_push(s, r->path, r->seq, EV_CREATED, r->path2);
+		if (!e && r->path2)
+			e = tg_idmap_put(&s->links, 0, r->seq, s->n - 1);
+		return e;
+	}
 	case TG_JREC_CONTENT: return ev_push_id(s, r, EV_CONTENT);
 	case TG_JREC_META:
 		/* A parent's times saved along with an entry's change are not
@@ -131,12 +139,18 @@ int tg_change_events_add(void *events, const struct tg_jrec *r)
 	}
 	case TG_JREC_STASHED:
 	case TG_JREC_SAVED: return ev_push_id(s, r, EV_GONE);
-	case TG_JREC_BORN:
+	case TG_JREC_BORN: {
 		if (r->flags & TG_JREC_F_VOID) /* its call's events came just before */
 			for (size_t i = s->n; i > 0 && s->v[i - 1].seq >= r->ref; i--)
 				if (s->v[i - 1].seq <= r->tar_off)
 					s->v[i - 1].what = EV_VOID;
+		uint64_t link;
+		if (r->ref && tg_idmap_get(&s->links, 0, r->ref, &link)) {
+			s->v[link].dev = r->meta.dev;
+			s->v[link].ino = r->meta.ino;
+		}
 		return 0;
+	}
 	case TG_JREC_RENAMED: {
 		int e = ev_push(s, r->path, r->seq, EV_MOVED_OUT, r->path2);
 		if (!e)
@@ -165,6 +179,7 @@ void tg_change_events_clear(struct tg_change_events *s)
 		free(s->v[i].other);
 	}
 	free(s->v);
+	tg_idmap_clear(&s->links);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -200,6 +215,13 @@ struct obj {
 	bool remade;       /* made by the run at an original's name, which it
 	                    * carries on: what it holds has no records */
 	uint64_t dev, ino; /* what its last move of its own moved (0: none) */
+	/* Made by link(): the object it is a new name of, link_ino, whose
+	 * change a change through it is: 1 + its index (link_of), or, when no
+	 * object had that name yet, the original at link_from (0, NULL: not
+	 * a link, or one that named nothing). */
+	size_t link_of;
+	const char *link_from; /* the event's */
+	uint64_t link_dev, link_ino;
 };
 
 struct replay {
@@ -500,11 +522,37 @@ static bool removed_before(const struct replay *r, const struct tg_change_ev *e,
 	       tg_idset_has(&r->removed, e->dev, e->ino);
 }
 
+/* A change e made through o, a name link() made: the change of the object
+ * it is a name of, whose own name must say so (ln f g; chmod 600 g; rm g:
+ * f's mode changed, and g's line is gone). Only for the very object the
+ * link named (a capture of it), and a source still at its name: one the
+ * replay knew then (link_of), or an original no event had named, which
+ * none may have named since either. */
+static int link_source_changed(struct replay *r, const struct obj *o, const struct tg_change_ev *e)
+{
+	if ((!o->link_of && !o->link_from) || e->ino != o->link_ino || e->dev != o->link_dev)
+		return 0;
+	bool content = e->what == EV_CONTENT;
+	struct obj *src = NULL;
+	if (o->link_of)
+		src = &r->o[o->link_of - 1];
+	else if (!find(r, o->link_from) && !(src = at(r, o->link_from)))
+		return -ENOMEM;
+	if (src && !src->gone) {
+		src->content |= content;
+		src->meta |= !content;
+	}
+	return 0;
+}
+
 static int replay_one(struct replay *r, const struct tg_change_ev *e, const struct tg_change_ev *next)
 {
 	struct obj *o;
 	switch (e->what) {
 	case EV_CREATED: {
+		/* A link's source, as the replay has it now. */
+		struct obj *src = e->other && e->ino ? find(r, e->other) : NULL;
+		size_t link_of = src && !src->gone ? (size_t)(src - r->o) + 1 : 0;
 		/* A name whose original was removed in the run and made again
 		 * (a rewrite: unlink, then create) carries the original on. */
 		struct obj *was = find(r, e->path);
@@ -519,6 +567,12 @@ static int replay_one(struct replay *r, const struct tg_change_ev *e, const stru
 		if (!(o = obj_new(r, e->path, orig)))
 			return -ENOMEM;
 		o->content = o->remade = orig != NULL;
+		if (e->other && e->ino && (link_of || !src)) {
+			o->link_of = link_of;
+			o->link_from = link_of ? NULL : e->other;
+			o->link_dev = e->dev;
+			o->link_ino = e->ino;
+		}
 		return 0;
 	}
 	case EV_CONTENT:
@@ -527,7 +581,7 @@ static int replay_one(struct replay *r, const struct tg_change_ev *e, const stru
 			return -ENOMEM;
 		o->content |= e->what == EV_CONTENT;
 		o->meta |= e->what == EV_META;
-		return 0;
+		return link_source_changed(r, o, e);
 	case EV_GONE:
 		if (!(o = at(r, e->path)))
 			return -ENOMEM;

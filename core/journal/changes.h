@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/set.h"
+
 struct tg_jrec;
 
 /* One changed path in the summary. The names (tg_change_kind_name) are
@@ -53,6 +55,7 @@ int tg_changes_push(struct tg_changes *c, enum tg_change_kind k, const char *pat
 struct tg_change_events {
 	struct tg_change_ev *v;
 	size_t n, cap;
+	struct tg_idmap links;      /* (0, seq) of a link's CREATED -> its event */
 };
 int tg_change_events_add(void *events, const struct tg_jrec *r);
 void tg_change_events_clear(struct tg_change_events *s);

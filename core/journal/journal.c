@@ -752,7 +752,12 @@ static int check_usable(struct tg_journal *j)
 
 int tg_journal_created(struct tg_journal *j, const char *rel)
 {
-	struct tg_jrec r = { .kind = TG_JREC_CREATED, .path = (char *)rel };
+	return tg_journal_linked(j, rel, NULL);
+}
+
+int tg_journal_linked(struct tg_journal *j, const char *rel, const char *from)
+{
+	struct tg_jrec r = { .kind = TG_JREC_CREATED, .path = (char *)rel, .path2 = (char *)from };
 	int e = check_usable(j);
 	return e ? e : append(j, &r, true);
 }

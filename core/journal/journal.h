@@ -32,7 +32,8 @@
 #include "changes.h"
 
 enum tg_jrec_kind {
-	TG_JREC_CREATED = 1,  /* path did not exist: undo removes it */
+	TG_JREC_CREATED = 1,  /* path did not exist: undo removes it (path2: a
+	                       * link's source name, which undo does not read) */
 	TG_JREC_BORN,         /* the outcome of the call whose first record is `ref`:
 	                       * the identity (dev, ino) of what its CREATED made
 	                       * (0: nothing); flag VOID: the call failed, and its
@@ -170,6 +171,9 @@ const char *tg_journal_workspace(const struct tg_journal *j);
 /* Captures, before the op runs (first touch is txn.c's business). rel is
  * workspace-relative. Each is durable when it returns 0. */
 int tg_journal_created(struct tg_journal *j, const char *rel);
+/* The same for a new name link() gives the object at `from` (path2 of the
+ * record): a change made through it is that object's too (changes.c). */
+int tg_journal_linked(struct tg_journal *j, const char *rel, const char *from);
 int tg_journal_content(struct tg_journal *j, const char *rel, const struct stat *st);
 int tg_journal_meta(struct tg_journal *j, const char *rel, const struct stat *st, bool implicit);
 /* born: the object was created by this run (kept only because a restore

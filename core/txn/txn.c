@@ -126,6 +126,7 @@ struct tg_txn {
 	uint64_t company_until;  /* tg_now_ns() until which tasks take turns */
 	pid_t tid;               /* the thread whose call is being journaled */
 	char *const *via;        /* ... the symlinks its paths went through (op->via) */
+	const char *link_from;   /* ... a link's source name, while it is journaled */
 	bool alone;              /* ... and it is the tree's only task (tg_op.alone) */
 	bool ending;             /* tg_txn_end: nothing runs any more */
 	bool finished;
@@ -1282,12 +1283,13 @@ static int save_created_as(struct tg_txn *t, const char *rel, bool link, bool by
 {
 	if (pend_room(t) < 0)
 		return -ENOMEM;
+	const char *from = link ? t->link_from : NULL;
 	struct pending p = { .tid = t->tid, .link = link, .await = true, .by_fd = by_fd, .moved_in = moved != NULL,
 	                     .dev = moved ? moved->st_dev : 0, .ino = moved ? moved->st_ino : 0 };
 	if (!skip_created(t, rel)) {
 		int e = save_parent(t, rel);
 		if (!e)
-			e = tg_journal_created(t->j, rel);
+			e = tg_journal_linked(t->j, rel, from);
 		if (e < 0)
 			return e;
 		p.seq = tg_journal_last_seq(t->j);
@@ -1850,7 +1852,10 @@ static int journal_op(struct tg_txn *t, const struct tg_op *op, const char *rel)
 	case TG_OP_RENAME:
 		return before_rename(t, op);
 	case TG_OP_LINK:
-		return before_new_name(t, rel_of(t, op->path2), true);
+		t->link_from = rel; /* its source, in the workspace (or NULL) */
+		e = before_new_name(t, rel_of(t, op->path2), true);
+		t->link_from = NULL;
+		return e;
 	case TG_OP_SYMLINK:
 	case TG_OP_MKDIR:
 	case TG_OP_MKNOD:

@@ -1552,6 +1552,44 @@ Test(journal, call_that_changes_an_object_by_its_name_is_kept)
 	cr_assert_str_eq(m, "mover");
 }
 
+/* ln f g; then a write or chmod through g; rm g. The change is f's: the
+ * summary said nothing of f, whose only records are g's (the hard-link
+ * limit that seeds 54 and 393 of the concurrent summary mode met). */
+static void change_through_a_link_the_run_made(bool content)
+{
+	put("f", "original");
+	cr_assert_eq(chmod(P("f"), 0644), 0);
+	open_txn();
+	cr_assert_eq(before(TG_OP_LINK, "f", "g", 0), 0);
+	cr_assert_eq(link(P("f"), P("g")), 0);
+	if (content) {
+		cr_assert_eq(before(TG_OP_OPEN, "g", NULL, O_WRONLY | O_TRUNC), 0);
+		put("g", "changed");
+	} else {
+		cr_assert_eq(before(TG_OP_CHMOD, "g", NULL, 0), 0);
+		cr_assert_eq(chmod(P("g"), 0600), 0);
+	}
+	cr_assert_eq(before(TG_OP_UNLINK, "g", NULL, 0), 0);
+	cr_assert_eq(unlink(P("g")), 0);
+	struct tg_changes c;
+	cr_assert_eq(tg_txn_changes(t, &c), 0);
+	cr_assert_eq(c.n, 1, "one line, f's");
+	cr_assert_str_eq(c.v[0].path, "f");
+	cr_assert_eq(c.v[0].kind, content ? TG_CHANGE_MODIFIED : TG_CHANGE_METADATA);
+	tg_changes_clear(&c);
+	rollback();
+	_cleanup_free_ char *f = get("f");
+	cr_assert_str_eq(f, "original");
+	struct stat st;
+	cr_assert_eq(stat(P("f"), &st), 0);
+	cr_assert_eq(st.st_mode & 07777, 0644);
+	cr_assert_eq(st.st_nlink, 1);
+	cr_assert_eq(lstat(P("g"), &st), -1);
+}
+
+Test(journal, write_through_a_link_the_run_made_is_its_sources) { change_through_a_link_the_run_made(true); }
+Test(journal, chmod_through_a_link_the_run_made_is_its_sources) { change_through_a_link_the_run_made(false); }
+
 /* B is gone (a zombie its waiting parent cannot reap is still there for
  * kill(2)): its kept calls hold nobody back. */
 Test(journal, calls_of_a_task_gone_hold_nobody_back)
