@@ -1787,11 +1787,13 @@ static int before_op(struct tg_txn *t, const struct tg_op *op)
 	 * run (tg_txn_must_wait); its result is awaited while tasks take
 	 * turns. So is every call that changes an object by its name: its
 	 * capture saved what the name holds now, and a move onto the name
-	 * before it runs would make it change an object nothing saved. Its
-	 * failure voids nothing (no records of its own: first > last). */
+	 * before it runs would make it change an object nothing saved. And
+	 * so is a link: of a name that exists it has no record (EEXIST), and
+	 * a removal of that name run first would let it make a name no record
+	 * has. Their failure voids nothing (first > last: no records). */
 	if (!e && !t->alone && removes_or_moves(op))
 		e = void_watch(t, op, first, tg_journal_last_seq(t->j), may_fail_unseen(t, op));
-	else if (!e && !t->alone && rel && changes_object(op))
+	else if (!e && !t->alone && ((rel && changes_object(op)) || op->kind == TG_OP_LINK))
 		e = void_watch(t, op, 1, 0, takes_turns(t));
 	return e;
 }

@@ -1552,6 +1552,29 @@ Test(journal, call_that_changes_an_object_by_its_name_is_kept)
 	cr_assert_str_eq(m, "mover");
 }
 
+/* B's `ln m x` while x exists is journaled as nothing (EEXIST); A's `rm x`
+ * run first would let B's link make x, on no record: the restore then
+ * found x taken. So A's removal waits for B's link. */
+Test(journal, link_to_a_name_that_exists_is_kept)
+{
+	pid_t a = getpid(), b = getppid();
+	put("x", "original");
+	put("m", "mover");
+	open_txn();
+	struct tg_op link_b = { .kind = TG_OP_LINK, .writes = true, .pid = b, .path = P("m"), .path2 = P("x") };
+	struct tg_op rm_a = { .kind = TG_OP_UNLINK, .writes = true, .pid = a, .path = P("x") };
+	cr_assert_eq(tg_txn_before(t, &link_b), 0);
+	cr_assert(tg_txn_must_wait(t, &rm_a), "A's removal of x waits for B's link");
+	tg_txn_returned(t, b); /* B's link failed: EEXIST */
+	cr_assert_not(tg_txn_must_wait(t, &rm_a));
+	cr_assert_eq(tg_txn_before(t, &rm_a), 0);
+	cr_assert_eq(unlink(P("x")), 0);
+	rollback();
+	_cleanup_free_ char *x = get("x"), *m = get("m");
+	cr_assert_str_eq(x, "original");
+	cr_assert_str_eq(m, "mover");
+}
+
 /* ln f g; then a write or chmod through g; rm g. The change is f's: the
  * summary said nothing of f, whose only records are g's (the hard-link
  * limit that seeds 54 and 393 of the concurrent summary mode met). */
