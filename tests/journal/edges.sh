@@ -768,6 +768,13 @@ out += ["r:" + r["from"] + ">" + r["to"] for r in c["renamed"]]
 n = sum(c["counts"].values())
 print(" ".join(sorted(out)) if n == len(out) == c["total"] else "counts disagree: %s" % c)' "$1"
 	}
+	shown() { # `txguard show --json`'s changes, as summary prints a report's
+		python3 -c 'import json, sys
+letter = {"created": "c", "modified": "m", "deleted": "d", "metadata": "a"}
+out = [("r:%s>%s" % (c["from"], c["path"])) if c["kind"] == "renamed" else letter[c["kind"]] + ":" + c["path"]
+       for c in json.load(open(sys.argv[1]))["changes"]]
+print(" ".join(sorted(out)))' "$1"
+	}
 	check() { # NAME SETUP COMMAND WANT
 		rm -rf "$ws" "$st"
 		mkdir -p "$ws"
@@ -775,6 +782,9 @@ print(" ".join(sorted(out)) if n == len(out) == c["total"] else "counts disagree
 		"$TG_TREEHASH" "$ws" >"$TG_TMP/before"
 		assert_eq "$1: committed" 0 "$(code tg --report "$TG_TMP/r.json" -- sh -c "$3")"
 		assert_eq "$1" "$4" "$(summary "$TG_TMP/r.json")"
+		# show replays the same records from the history: the same lines.
+		h show last --json >"$TG_TMP/show.json" || fail "$1: show failed"
+		assert_eq "$1: show" "$4" "$(shown "$TG_TMP/show.json")"
 		assert_eq "$1: undo" 0 "$(code h undo last)"
 		as_before "$1: undo did not restore"
 	}
