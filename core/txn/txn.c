@@ -125,9 +125,8 @@ struct tg_txn {
 	pid_t last_tid;          /* the task of the last call journaled */
 	uint64_t company_until;  /* tg_now_ns() until which tasks take turns */
 	pid_t tid;               /* the thread whose call is being journaled */
-	char *const *via;        /* ... the symlinks its paths went through (op->via) */
-	const char *link_from;   /* ... a link's source name, while it is journaled */
 	bool alone;              /* ... and it is the tree's only task (tg_op.alone) */
+	const struct tg_op *op;  /* the call itself, while it is journaled */
 	bool ending;             /* tg_txn_end: nothing runs any more */
 	bool finished;
 	bool counts_valid;       /* counts of the last tg_txn_changes after the end */
@@ -1257,7 +1256,7 @@ static int pend_room(struct tg_txn *t)
 static int pend_push(struct tg_txn *t, struct pending *p, const char *rel)
 {
 	p->at = t->alone ? 0 : tg_now_ns();
-	if (!(p->rel = tg_strdup(rel)) || (p->at && push_rels(t, &p->via, t->via) < 0)) {
+	if (!(p->rel = tg_strdup(rel)) || (p->at && push_rels(t, &p->via, t->op->via) < 0)) {
 		pend_free(p);
 		return -ENOMEM;
 	}
@@ -1283,7 +1282,7 @@ static int save_created_as(struct tg_txn *t, const char *rel, bool link, bool by
 {
 	if (pend_room(t) < 0)
 		return -ENOMEM;
-	const char *from = link ? t->link_from : NULL;
+	const char *from = link ? rel_of(t, t->op->path) : NULL; /* its source, in the workspace */
 	struct pending p = { .tid = t->tid, .link = link, .await = true, .by_fd = by_fd, .moved_in = moved != NULL,
 	                     .dev = moved ? moved->st_dev : 0, .ino = moved ? moved->st_ino : 0 };
 	if (!skip_created(t, rel)) {
@@ -1716,7 +1715,7 @@ int tg_txn_before(struct tg_txn *t, const struct tg_op *op)
 	tg_journal_hold(t->j);
 	op_begin(t);
 	int e = before_op(t, a ? &copy : op);
-	t->via = NULL; /* op's */
+	t->op = NULL;
 	op_end(t);
 	int s = tg_journal_release(t->j);
 	return e < 0 ? e : s;
@@ -1766,7 +1765,7 @@ static int before_op(struct tg_txn *t, const struct tg_op *op)
 		return -EPERM;
 	t->tid = op->pid;
 	t->alone = op->alone;
-	t->via = op->via;
+	t->op = op;
 	const char *rel = rel_of(t, op->path);
 	/* First: the earlier creations settled below are most often in the
 	 * same directory (a git checkout's rewrites). */
@@ -1854,10 +1853,7 @@ static int journal_op(struct tg_txn *t, const struct tg_op *op, const char *rel)
 	case TG_OP_RENAME:
 		return before_rename(t, op);
 	case TG_OP_LINK:
-		t->link_from = rel; /* its source, in the workspace (or NULL) */
-		e = before_new_name(t, rel_of(t, op->path2), true);
-		t->link_from = NULL;
-		return e;
+		return before_new_name(t, rel_of(t, op->path2), true);
 	case TG_OP_SYMLINK:
 	case TG_OP_MKDIR:
 	case TG_OP_MKNOD:
