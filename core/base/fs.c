@@ -635,6 +635,46 @@ int tg_fs_fsync_dir(int dirfd)
 	return fsync(dirfd) < 0 ? -errno : 0;
 }
 
+int tg_fs_syncset_add(struct tg_fs_syncset *set, int fd)
+{
+	if (!set)
+		return fsync(fd) < 0 ? -errno : 0;
+	int e = 0, dup = -1;
+	if (set->n == TG_FS_SYNCSET_MAX)
+		e = fsync(fd) < 0 ? -errno : 0; /* no room: durable now, as without a set */
+	else if ((dup = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0)
+		e = -errno;
+	else {
+		/* Only a hint: where it is not supported, the fsync does it all. */
+		(void)sync_file_range(dup, 0, 0, SYNC_FILE_RANGE_WRITE);
+		set->fd[set->n++] = dup;
+	}
+	if (e && !set->err)
+		set->err = e;
+	return e;
+}
+
+int tg_fs_syncset_flush(struct tg_fs_syncset *set)
+{
+	int e = set->err;
+	for (size_t i = 0; i < set->n; i++) {
+		if (!e && fsync(set->fd[i]) < 0)
+			e = -errno;
+		close(set->fd[i]);
+	}
+	set->n = 0;
+	set->err = 0;
+	return e;
+}
+
+void tg_fs_syncset_drop(struct tg_fs_syncset *set)
+{
+	for (size_t i = 0; i < set->n; i++)
+		close(set->fd[i]);
+	set->n = 0;
+	set->err = 0;
+}
+
 char *tg_fs_dirname(const char *rel)
 {
 	const char *slash = strrchr(rel, '/');

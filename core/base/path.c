@@ -607,6 +607,11 @@ static pid_t walk_tgid(struct walk *w)
 {
 	if (w->tgid > 0)
 		return w->tgid;
+	/* Our own pid is our group's: no /proc/PID/status to read (the
+	 * kernel formats all of it, ~20 us, and a start resolves /dev/stdout,
+	 * /dev/stderr and /dev/fd through /proc/self when they are pipes). */
+	if (w->pid == self_pid())
+		return w->tgid = w->pid;
 	pid_t g = tg_proc_tgid(w->pid);
 	w->tgid = g > 0 ? g : w->pid;
 	return w->tgid;

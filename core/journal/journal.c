@@ -293,6 +293,8 @@ static int open_dirs(struct tg_journal *j)
 	if (fstat(j->logfd, &st) < 0)
 		return -errno;
 	j->log_end = (uint64_t)st.st_size;
+	/* What an earlier process wrote may not be on disk yet. */
+	j->log_unsynced = st.st_size > 0;
 	return 0;
 }
 
@@ -674,9 +676,13 @@ void tg_journal_set_sync(struct tg_journal *j, enum tg_sync_mode mode)
 
 int tg_journal_sync(struct tg_journal *j)
 {
-	if (j->deferred)
+	/* Nothing written since the last fdatasync returned: it is on disk. */
+	if (j->deferred || !j->log_unsynced)
 		return 0;
-	return fdatasync(j->logfd) < 0 ? -errno : 0;
+	if (fdatasync(j->logfd) < 0)
+		return -errno;
+	j->log_unsynced = false;
+	return 0;
 }
 
 void tg_journal_hold(struct tg_journal *j)
@@ -708,13 +714,14 @@ static int append(struct tg_journal *j, struct tg_jrec *r, bool sync)
 	int e = tg_jrec_encode(r, &buf, &len);
 	if (e < 0)
 		return e;
+	j->log_unsynced = true; /* even a failed write may have written some */
 	e = tg_write_all(j->logfd, buf, len);
 	if (!e && sync && j->held) {
 		j->dirty = true; /* synced once, when the call's captures are all written */
 		sync = false;
 	}
-	if (!e && sync && want_sync(j) && fdatasync(j->logfd) < 0)
-		e = -errno;
+	if (!e && sync && want_sync(j))
+		e = tg_journal_sync(j);
 	if (e < 0) {
 		if (ftruncate(j->logfd, (off_t)j->log_end) < 0) {
 			/* The torn tail stays; readers stop at it and so do we. */
@@ -1076,7 +1083,8 @@ static void put_kn(struct wbuf *b, const char *k, uint64_t v)
 	put_kv(b, k, num);
 }
 
-int tg_journal_write_info(struct tg_journal *j)
+/* info.tmp, from j->info: durable now, or by tg_fs_syncset_flush(later). */
+static int info_stage(struct tg_journal *j, struct tg_fs_syncset *later)
 {
 	struct wbuf b = { 0 };
 	const struct tg_txinfo *i = &j->info;
@@ -1102,12 +1110,24 @@ int tg_journal_write_info(struct tg_journal *j)
 	if (fd < 0)
 		return -errno;
 	int e = tg_write_all(fd, data, b.len);
-	if (!e && fsync(fd) < 0)
-		e = -errno;
+	if (!e)
+		e = tg_fs_syncset_add(later, fd);
 	close(fd);
-	if (!e && renameat(j->dirfd, "info.tmp", j->dirfd, "info") < 0)
-		e = -errno;
-	return e ? e : tg_fs_fsync_dir(j->dirfd);
+	return e;
+}
+
+/* info.tmp, durable, becomes info. */
+static int info_publish(struct tg_journal *j)
+{
+	if (renameat(j->dirfd, "info.tmp", j->dirfd, "info") < 0)
+		return -errno;
+	return tg_fs_fsync_dir(j->dirfd);
+}
+
+int tg_journal_write_info(struct tg_journal *j)
+{
+	int e = info_stage(j, NULL);
+	return e ? e : info_publish(j);
 }
 
 static const char *const jstate_names[] = {
@@ -1138,11 +1158,16 @@ static bool jstate_is_final(enum tg_jstate s)
 	return s != TG_JSTATE_OPEN && s != TG_JSTATE_ROLLING_BACK;
 }
 
-int tg_journal_set_state(struct tg_journal *j, enum tg_jstate state)
+static void enter_state(struct tg_journal *j, enum tg_jstate state)
 {
 	j->info.state = state;
 	if (jstate_is_final(state))
 		j->info.ended_ns = tg_wall_ns();
+}
+
+int tg_journal_set_state(struct tg_journal *j, enum tg_jstate state)
+{
+	enter_state(j, state);
 	return tg_journal_write_info(j);
 }
 
@@ -1185,6 +1210,10 @@ int tg_journal_remove_dir(const char *state_dir, const char *id)
 
 /* ---- commit ---- */
 
+/* The log's tail, post, the tar's end and the new info.tmp are all durable
+ * before info says "committed", as each was when it was synced on its own;
+ * they are written first and synced together (tg_fs_syncset), so the
+ * filesystem commits their allocations once. */
 int tg_journal_commit(struct tg_journal *j, const size_t counts[TG_CHANGE_KIND_COUNT])
 {
 	/* post and the tar's end need room; the history must not count it. */
@@ -1192,15 +1221,22 @@ int tg_journal_commit(struct tg_journal *j, const size_t counts[TG_CHANGE_KIND_C
 	int e = check_usable(j);
 	if (!e)
 		e = tg_journal_sync(j);
+	struct tg_fs_syncset later = { 0 };
 	if (!e)
-		e = tg_journal_write_post(j);
+		e = tg_journal_write_post(j, &later);
 	if (!e && j->tar)
-		e = tg_jtar_finish(j->tar);
-	if (e < 0)
+		e = tg_jtar_finish(j->tar, &later);
+	if (e < 0) {
+		tg_fs_syncset_drop(&later);
 		return e;
+	}
 	for (int k = 0; k < TG_CHANGE_KIND_COUNT; k++)
 		j->info.counts[k] = counts[k];
 	j->du_valid = false;
 	j->info.journal_bytes = tg_journal_disk_bytes(j);
-	return tg_journal_set_state(j, TG_JSTATE_COMMITTED);
+	enter_state(j, TG_JSTATE_COMMITTED);
+	e = info_stage(j, &later);
+	int f = tg_fs_syncset_flush(&later);
+	e = e ? e : f;
+	return e ? e : info_publish(j);
 }

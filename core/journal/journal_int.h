@@ -2,6 +2,7 @@
 #pragma once
 
 #include "journal.h"
+#include "base/fs.h"
 
 struct tg_jtar;
 
@@ -24,6 +25,7 @@ struct tg_journal {
 	enum tg_sync_mode sync;
 	bool held, dirty;          /* tg_journal_hold(): one sync for a call's records */
 	uint64_t last_sync;
+	bool log_unsynced;         /* the log was written since its last fdatasync */
 	uint64_t du_bytes, du_seq; /* tg_journal_disk_bytes at record du_seq */
 	bool du_valid;
 	uint64_t stash_du, stash_du_seq; /* its stash's part (du_fd) */
@@ -34,7 +36,9 @@ struct tg_journal {
 int tg_journal_open_sub(const char *state_dir, const char *sub);
 void tg_jmeta_from_stat(struct tg_jmeta *m, const struct stat *st);
 int tg_journal_write_info(struct tg_journal *j);
-int tg_journal_write_post(struct tg_journal *j);
+/* post, written; durable now, or by tg_fs_syncset_flush(later) when later
+ * is not NULL. */
+int tg_journal_write_post(struct tg_journal *j, struct tg_fs_syncset *later);
 /* Release the room tg_journal_create set aside for the way back (rollback,
  * commit); no-op when already gone. */
 void tg_journal_drop_reserve(struct tg_journal *j);

@@ -306,7 +306,7 @@ static char *state_line(int wsfd, struct tg_fs_dircache *dc, const char *rel)
 	                   dir ? 0LL : (long long)st.st_mtim.tv_sec, dir ? 0L : st.st_mtim.tv_nsec, crc);
 }
 
-int tg_journal_write_post(struct tg_journal *j)
+int tg_journal_write_post(struct tg_journal *j, struct tg_fs_syncset *later)
 {
 	struct collect c = { .wsfd = j->wsfd };
 	int e = tg_journal_foreach(j, collect_paths, &c);
@@ -354,8 +354,8 @@ int tg_journal_write_post(struct tg_journal *j)
 	tg_fs_dircache_clear(&dc);
 	if (!e && used)
 		e = tg_write_all(fd, buf, used);
-	if (!e && fsync(fd) < 0)
-		e = -errno;
+	if (!e)
+		e = tg_fs_syncset_add(later, fd);
 	if (fd >= 0)
 		close(fd);
 	tg_strset_clear(&c.s);

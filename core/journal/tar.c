@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "base/fs.h"
 #include "base/util.h"
 
 #define TG_JTAR_CHUNK (1u << 20)
@@ -452,7 +453,7 @@ int tg_jtar_add(struct tg_jtar *t, int srcfd, const char *name, const struct sta
 	return 0;
 }
 
-int tg_jtar_finish(struct tg_jtar *t)
+int tg_jtar_finish(struct tg_jtar *t, struct tg_fs_syncset *later)
 {
 	if (t->broken || t->finished)
 		return -EIO;
@@ -466,8 +467,8 @@ int tg_jtar_finish(struct tg_jtar *t)
 		ZSTD_inBuffer in = { NULL, 0, 0 };
 		r = flush_zstd(t, &in, ZSTD_e_end);
 	}
-	if (!r && fsync(t->fd) < 0)
-		r = -errno;
+	if (!r)
+		r = tg_fs_syncset_add(later, t->fd);
 	return r;
 }
 

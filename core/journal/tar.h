@@ -27,8 +27,10 @@ void tg_jtar_free(struct tg_jtar *t);
 int tg_jtar_add(struct tg_jtar *t, int srcfd, const char *name, const struct stat *st,
                 const char *xattrs, size_t xattrs_len, uint64_t *frame_off);
 
-/* Append the end-of-archive blocks and fsync. */
-int tg_jtar_finish(struct tg_jtar *t);
+/* Append the end-of-archive blocks; durable now, or by
+ * tg_fs_syncset_flush(later) when later is not NULL. */
+struct tg_fs_syncset;
+int tg_jtar_finish(struct tg_jtar *t, struct tg_fs_syncset *later);
 
 /* Write the data of the entry whose frame starts at off in tarfd into dstfd
  * (pwrite at the entry's offsets, so holes stay holes) and set dstfd's size.

@@ -5,7 +5,10 @@
 #     run's other changes are rolled back;
 #  2. the record log cannot be written: every journaled call is refused,
 #     nothing in the workspace changes, even when the command exits 0;
-#  3. with the fault gone, the next run works and nothing is left open.
+#  3. with the fault gone, the next run works and nothing is left open;
+#  4. the commit's files cannot be made durable (post's fsync, which the
+#     commit makes together with the tar's end and info's, fails): the
+#     command's effects stay, no run is left open or listed as committed.
 . "$(dirname "$0")/lib.sh"
 : "${TG_EIO_SHIM:?run through meson test}"
 require_runs
@@ -49,4 +52,24 @@ rc=0
 assert_eq "exit of run 3" 1 "$rc"
 assert_manifest "after run 3" "$T/before" "$ws"
 no_txn "$st"
+
+# --- 4. the commit's fsync fails: effects kept, nothing left open ---
+runs() { "$TXGUARD" log --state-dir "$st" -w "$ws" --json | grep -o '"id":' | wc -l; }
+for match in /post; do
+	before=$(runs)
+	rc=0
+	env LD_PRELOAD="$TG_EIO_SHIM" TG_EIO_MATCH=$match TG_EIO_SYNC_ONLY=1 "$TXGUARD" --no-default-policy \
+		-p "$T/policy.yaml" -w "$ws" --state-dir "$st" --journal-sync full \
+		-- sh -c 'echo "commit $1" > small' sh "$match" >"$T/out4" 2>"$T/err4" || rc=$?
+	assert_eq "exit of run 4 ($match)" 0 "$rc"
+	grep -q "commit could not record history" "$T/err4" ||
+		{ cat "$T/err4" >&2; fail "the failed commit ($match) was not reported"; }
+	assert_eq "small after run 4 ($match)" "commit $match" "$(cat "$ws/small")"
+	no_txn "$st"
+	assert_eq "history entries after the failed commit ($match)" "$before" "$(runs)"
+done
+# The same command without the fault: one entry more (the count above sees runs).
+before=$(runs)
+tg -w "$ws" --state-dir "$st" -- sh -c 'echo again > small'
+assert_eq "history entries after a commit" "$((before + 1))" "$(runs)"
 echo "ok: EIO from the journal's disk never lets a call run unjournaled"

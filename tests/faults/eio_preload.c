@@ -3,8 +3,10 @@
  * Every write, pwrite, writev, fsync and fdatasync on a file whose path
  * contains $TG_EIO_MATCH fails with EIO (no bytes written), as a dying disk
  * would. txguard's journal must then refuse the call it was protecting
- * (never let it run unjournaled). Used by tests/faults/eio.sh only; not
- * installed, not linked into anything.
+ * (never let it run unjournaled). With $TG_EIO_SYNC_ONLY set, only fsync
+ * and fdatasync fail: the bytes are written, and it is the flush to disk
+ * that reports the error. Used by tests/faults/eio.sh only; not installed,
+ * not linked into anything.
  */
 /* Both pwrite and pwrite64 are interposed by name: no 64-bit aliasing. */
 #undef _FILE_OFFSET_BITS
@@ -20,7 +22,17 @@
 
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"
 
+static bool hit_sync(int fd);
+
 static bool hit(int fd)
+{
+	const char *only = getenv("TG_EIO_SYNC_ONLY");
+	if (only && *only)
+		return false;
+	return hit_sync(fd);
+}
+
+static bool hit_sync(int fd)
 {
 	const char *match = getenv("TG_EIO_MATCH");
 	char link[64], path[4096];
@@ -74,7 +86,7 @@ ssize_t writev(int fd, const struct iovec *iov, int n)
 
 int fsync(int fd)
 {
-	if (hit(fd)) {
+	if (hit_sync(fd)) {
 		errno = EIO;
 		return -1;
 	}
@@ -83,7 +95,7 @@ int fsync(int fd)
 
 int fdatasync(int fd)
 {
-	if (hit(fd)) {
+	if (hit_sync(fd)) {
 		errno = EIO;
 		return -1;
 	}

@@ -293,6 +293,70 @@ Test(journal, reserve_is_set_aside_and_released)
 	cr_assert_null(txn_file("reserve"), "commit releases the reserve");
 }
 
+/* Files added to a syncset are all still open for the flush (dups: the
+ * caller's fds may close at once), an error of any one is the flush's,
+ * and a NULL set syncs at once. */
+Test(journal, syncset_flushes_every_file_and_reports_the_first_error)
+{
+	struct tg_fs_syncset s = { 0 };
+	for (int i = 0; i < TG_FS_SYNCSET_MAX + 2; i++) {
+		char name[16];
+		snprintf(name, sizeof(name), "s%d", i);
+		int fd = open(P(name), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		cr_assert(fd >= 0);
+		cr_assert(write(fd, "x", 1) == 1);
+		/* Past the room: synced at once, still 0. */
+		cr_assert_eq(tg_fs_syncset_add(&s, fd), 0, "add %d", i);
+		close(fd);
+	}
+	cr_assert_eq(s.n, TG_FS_SYNCSET_MAX);
+	for (size_t i = 0; i < s.n; i++)
+		cr_assert_geq(fcntl(s.fd[i], F_GETFD), 0, "the set keeps its own fd %zu", i);
+	cr_assert_eq(tg_fs_syncset_flush(&s), 0);
+	cr_assert_eq(s.n, 0, "empty after a flush");
+
+	int pipefd[2];
+	cr_assert_eq(pipe(pipefd), 0);
+	cr_assert_eq(tg_fs_syncset_add(&s, pipefd[1]), 0, "a pipe is kept (its fsync fails later)");
+	close(pipefd[0]);
+	close(pipefd[1]);
+	cr_assert_eq(tg_fs_syncset_flush(&s), -EINVAL, "fsync of a pipe: EINVAL, reported by the flush");
+	cr_assert_eq(tg_fs_syncset_add(NULL, -1), -EBADF, "no set: fsync now");
+	cr_assert_eq(tg_fs_syncset_add(&s, -1), -EBADF, "a bad fd fails the add");
+	cr_assert_eq(tg_fs_syncset_flush(&s), -EBADF, "and the flush after it");
+}
+
+/* The commit writes post, the tar's end and info.tmp before syncing them
+ * together: what it leaves is a whole committed run, with no info.tmp. */
+Test(journal, commit_leaves_post_tar_and_info_whole)
+{
+	put("a", "before");
+	open_txn();
+	cr_assert_eq(before(TG_OP_OPEN, "a", NULL, O_WRONLY | O_TRUNC), 0);
+	put("a", "after");
+	cr_assert_eq(tg_txn_commit(t), 0);
+	cr_assert_null(txn_file("info.tmp"), "info.tmp became info");
+	char *ip = txn_file("info");
+	cr_assert(ip);
+	char info[4096] = { 0 };
+	FILE *f = fopen(ip, "r");
+	cr_assert(f);
+	size_t n = fread(info, 1, sizeof(info) - 1, f);
+	fclose(f);
+	cr_assert_gt(n, 0);
+	cr_assert(strstr(info, "\nstate=committed\n"), "committed: %s", info);
+	cr_assert(strstr(info, "\nmodified=1\n"), "its counts: %s", info);
+	char *pp = txn_file("post");
+	cr_assert(pp);
+	struct stat st;
+	cr_assert_eq(stat(pp, &st), 0);
+	cr_assert_gt(st.st_size, 0, "post lists a");
+	/* The tar ends with its end blocks: libarchive reads it to the end. */
+	char cmd[2048];
+	snprintf(cmd, sizeof(cmd), "zstd -dc '%s' | tar -tf - >/dev/null 2>&1", txn_file("pre.tar.zst"));
+	cr_assert_eq(system(cmd), 0, "the pre-image tar is whole");
+}
+
 /* A removed file is kept by a link in the stash: its blocks are journal,
  * in the summary and in what commit records for the history's byte bound
  * (which counts the stash once per record, not again at commit). */
@@ -426,7 +490,7 @@ Test(journal, tar_entries_roundtrip_sparse_and_listable)
 	fstat(fd, &st);
 	cr_assert_eq(tg_jtar_add(tar, fd, "dir/plain", &st, NULL, 0, &off2), 0);
 	close(fd);
-	cr_assert_eq(tg_jtar_finish(tar), 0);
+	cr_assert_eq(tg_jtar_finish(tar, NULL), 0);
 	tg_jtar_free(tar);
 
 	_cleanup_close_ int tfd = openat(dfd, "t.tar.zst", O_RDONLY);

@@ -190,7 +190,7 @@ Test(tar, plain_entries_are_what_libarchive_writes)
 		sts[i].st_mtim.tv_nsec = rand_r(&seed) % 1000000000;
 		cr_assert_eq(tg_jtar_add(tar, fds[i], names[i], &sts[i], NULL, 0, &offs[i]), 0);
 	}
-	cr_assert_eq(tg_jtar_finish(tar), 0);
+	cr_assert_eq(tg_jtar_finish(tar, NULL), 0);
 	tg_jtar_free(tar);
 
 	int tfd = openat(dfd, "t.tar.zst", O_RDONLY | O_CLOEXEC);
@@ -265,7 +265,7 @@ Test(tar, plain_and_pax_entries_share_a_file)
 		cr_assert_eq(tg_jtar_add(tar, fds[i], names[i], &sts[i], xa ? x : NULL, xa ? sizeof(x) - 1 : 0,
 		                         &offs[i]), 0, "%s", names[i]);
 	}
-	cr_assert_eq(tg_jtar_finish(tar), 0);
+	cr_assert_eq(tg_jtar_finish(tar, NULL), 0);
 	tg_jtar_free(tar);
 	int tfd = openat(dfd, "m.tar.zst", O_RDONLY | O_CLOEXEC);
 	for (int i = 0; i < N; i++) {
