@@ -8,7 +8,10 @@
 #  3. with the fault gone, the next run works and nothing is left open;
 #  4. the commit's files cannot be made durable (post's fsync, which the
 #     commit makes together with the tar's end and info's, fails): the
-#     command's effects stay, no run is left open or listed as committed.
+#     command's effects stay, no run is left open or listed as committed;
+#  5. the syncs a committed run makes (counted by the shim, nothing fails):
+#     the log once, for the capture, not again at commit; post, the tar's
+#     end and the committing info.tmp each fsync'd.
 . "$(dirname "$0")/lib.sh"
 : "${TG_EIO_SHIM:?run through meson test}"
 require_runs
@@ -72,4 +75,16 @@ done
 before=$(runs)
 tg -w "$ws" --state-dir "$st" -- sh -c 'echo again > small'
 assert_eq "history entries after a commit" "$((before + 1))" "$(runs)"
+
+# --- 5. what a commit syncs: each of its files, and no synced log again ---
+echo before >"$ws/small"
+rm -f "$T/syncs"
+env LD_PRELOAD="$TG_EIO_SHIM" TG_EIO_MATCH=/txn/ TG_SYNC_LOG="$T/syncs" "$TXGUARD" -q --no-default-policy \
+	-p "$T/policy.yaml" -w "$ws" --state-dir "$st" --journal-sync full -- sh -c 'echo after > small'
+assert_eq "small after run 5" after "$(cat "$ws/small")"
+count() { grep -c "^$1 .*/$2\$" "$T/syncs" || true; }
+assert_eq "fdatasyncs of the log (the capture's record only)" 1 "$(count fdatasync log)"
+assert_eq "fsyncs of post" 1 "$(count fsync post)"
+assert_eq "fsyncs of the tar at commit (its end)" 1 "$(count fsync pre.tar.zst)"
+assert_eq "fsyncs of info.tmp (the dir's making, the commit)" 2 "$(count fsync info.tmp)"
 echo "ok: EIO from the journal's disk never lets a call run unjournaled"
