@@ -403,6 +403,14 @@ inherited_fd)
 	assert_eq "f restored" orig "$(cat "$ws/f")"
 	grep -q "fd 3 is open for writing on f" "$TG_TMP/err" || fail "not said: $(cat "$TG_TMP/err")"
 	assert_eq "report lists f" f "$(report_paths modified "$TG_TMP/report.json")"
+	# Read-only, it writes nothing: no capture, nothing said.
+	exec 5<"$ws/f"
+	rc=0
+	(cd "$ws" && "$TXGUARD" --no-default-policy -p "$TG_TMP/policy.yaml" --state-dir "$st" -w "$ws" \
+		-- true) 2>"$TG_TMP/err5" || rc=$?
+	exec 5<&-
+	assert_eq "run with a read-only fd" 0 "$rc"
+	if grep -q "fd 5" "$TG_TMP/err5"; then fail "a read-only fd was taken for a writer: $(cat "$TG_TMP/err5")"; fi
 	echo g >"$ws/g"
 	exec 4>>"$ws/g"
 	rm "$ws/g"
