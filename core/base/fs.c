@@ -630,18 +630,23 @@ int tg_fs_copy_node(int sdir, const char *sname, const struct stat *st, int ddir
 	return utimensat(ddir, dname, times, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
 }
 
+static int fsync_fd(int fd)
+{
+	return fsync(fd) < 0 ? -errno : 0;
+}
+
 int tg_fs_fsync_dir(int dirfd)
 {
-	return fsync(dirfd) < 0 ? -errno : 0;
+	return fsync_fd(dirfd);
 }
 
 int tg_fs_syncset_add(struct tg_fs_syncset *set, int fd)
 {
 	if (!set)
-		return fsync(fd) < 0 ? -errno : 0;
+		return fsync_fd(fd);
 	int e = 0, dup = -1;
 	if (set->n == TG_FS_SYNCSET_MAX)
-		e = fsync(fd) < 0 ? -errno : 0; /* no room: durable now, as without a set */
+		e = fsync_fd(fd); /* no room: durable now, as without a set */
 	else if ((dup = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0)
 		e = -errno;
 	else {
@@ -657,13 +662,10 @@ int tg_fs_syncset_add(struct tg_fs_syncset *set, int fd)
 int tg_fs_syncset_flush(struct tg_fs_syncset *set)
 {
 	int e = set->err;
-	for (size_t i = 0; i < set->n; i++) {
-		if (!e && fsync(set->fd[i]) < 0)
+	for (size_t i = 0; !e && i < set->n; i++)
+		if (fsync(set->fd[i]) < 0)
 			e = -errno;
-		close(set->fd[i]);
-	}
-	set->n = 0;
-	set->err = 0;
+	tg_fs_syncset_drop(set);
 	return e;
 }
 

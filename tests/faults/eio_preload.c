@@ -27,7 +27,19 @@
 
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"
 
-static bool matches(int fd, char *path, size_t size);
+static bool matches(int fd, char *path, size_t size)
+{
+	const char *match = getenv("TG_EIO_MATCH");
+	char link[64];
+	if (!match || !*match)
+		return false;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(link, path, size - 1);
+	if (n <= 0)
+		return false;
+	path[n] = '\0';
+	return strstr(path, match) != NULL;
+}
 
 static bool counting(void)
 {
@@ -61,20 +73,6 @@ static bool hit_sync(int fd, const char *what)
 		syscall(SYS_close, lfd);
 	}
 	return false;
-}
-
-static bool matches(int fd, char *path, size_t size)
-{
-	const char *match = getenv("TG_EIO_MATCH");
-	char link[64];
-	if (!match || !*match)
-		return false;
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	ssize_t n = readlink(link, path, size - 1);
-	if (n <= 0)
-		return false;
-	path[n] = '\0';
-	return strstr(path, match) != NULL;
 }
 
 #define NEXT(name) ((__typeof__(&name))dlsym(RTLD_NEXT, #name))
